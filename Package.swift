@@ -1,0 +1,44 @@
+// swift-tools-version:5.9
+//
+// digits: handwritten-digit recognition in Swift, with no package dependencies.
+//
+// Build switch (read at build time):
+//   DIGITS_CPU unset   portable build: runs on any x86-64 / arm64 Linux. Kernels use separate
+//                      multiply and add, because a fused multiply-add on baseline x86-64 would be
+//                      a call into libm's software fmaf (about 100x slower).
+//   DIGITS_CPU=native  compiles for the build machine's CPU (AVX2/AVX-512 on x86-64) and uses
+//                      fused multiply-add. The binary may not run on an older CPU.
+//   DIGITS_CPU=NAME    any other LLVM CPU name, for example haswell (AVX2 + FMA), x86-64-v3.
+import PackageDescription
+import Foundation
+
+let cpu = ProcessInfo.processInfo.environment["DIGITS_CPU"].flatMap { $0.isEmpty ? nil : $0 }
+let kernelSettings: [SwiftSetting] = cpu.map {
+    [.unsafeFlags(["-target-cpu", $0]), .define("DIGITS_FMA")]
+} ?? []
+let optimize: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+
+let package = Package(
+    name: "digits",
+    products: [
+        // MARK: - Public API
+        .library(name: "DigitKit", targets: ["DigitKit"]),
+        .executable(name: "digits", targets: ["digits"]),
+    ],
+    targets: [
+        // MARK: - Implementation
+        .target(
+            name: "DigitKit",
+            swiftSettings: kernelSettings + optimize),
+        .executableTarget(
+            name: "digits",
+            dependencies: ["DigitKit"],
+            swiftSettings: kernelSettings),
+
+        // MARK: - Tests
+        .testTarget(
+            name: "DigitKitTests",
+            dependencies: ["DigitKit"],
+            swiftSettings: kernelSettings),
+    ]
+)

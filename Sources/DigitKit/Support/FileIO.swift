@@ -1,0 +1,93 @@
+import Foundation
+
+/// File reading and writing with the guarantees the toolkit promises:
+/// reads are bounded in size, and writes are atomic (a temporary file in the same
+/// folder, flushed, then renamed over the target), so a kill at any moment leaves
+/// either the old file or the new one, never half of one.
+public enum FileIO {
+    /// Reads a whole file, or standard input for `-`, refusing anything larger than `limit` bytes.
+    public static func read(_ path: String, limit: Int) throws -> [UInt8] {
+        if path == "-" {
+            var bytes: [UInt8] = []
+            let handle = FileHandle.standardInput
+            while true {
+                let chunk = handle.readData(ofLength: 1 << 16)
+                if chunk.isEmpty { break }
+                bytes.append(contentsOf: chunk)
+                if bytes.count > limit {
+                    throw DigitError(.limit, file: path, "input is larger than the limit of \(limit) bytes")
+                }
+            }
+            return bytes
+        }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw DigitError(.io, file: path, "no such file")
+        }
+        if isDir.boolValue { throw DigitError(.io, file: path, "is a directory, expected a file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw DigitError(.io, file: path, "cannot open for reading")
+        }
+        defer { try? handle.close() }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        if let size, size > limit {
+            throw DigitError(.limit, file: path, "file is \(size) bytes, more than the limit of \(limit)")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(size ?? 0, limit))
+        while true {
+            let chunk: Data
+            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch {
+                throw DigitError(.io, file: path, "read failed: \(error.localizedDescription)")
+            }
+            if chunk.isEmpty { break }
+            bytes.append(contentsOf: chunk)
+            if bytes.count > limit {
+                throw DigitError(.limit, file: path, "file is larger than the limit of \(limit) bytes")
+            }
+        }
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename.
+    public static func writeAtomically<C: Collection>(_ bytes: C, to path: String) throws where C.Element == UInt8 {
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        if !dir.isEmpty, !FileManager.default.fileExists(atPath: dir) {
+            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+                throw DigitError(.io, file: path, "cannot create folder \(dir)")
+            }
+        }
+        let temp = (dir.isEmpty ? "." : dir) + "/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { throw DigitError(.io, file: path, "cannot create temporary file \(temp): \(String(cString: strerror(errno)))") }
+        var ok = false
+        defer {
+            if !ok { unlink(temp) }
+        }
+        let array = Array(bytes)
+        var written = 0
+        let failure: String? = array.withUnsafeBytes { raw -> String? in
+            while written < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                written += n
+            }
+            return nil
+        }
+        if let failure { close(fd); throw DigitError(.io, file: path, "write failed: \(failure)") }
+        if fsync(fd) != 0 { let e = String(cString: strerror(errno)); close(fd); throw DigitError(.io, file: path, "fsync failed: \(e)") }
+        close(fd)
+        if rename(temp, path) != 0 {
+            throw DigitError(.io, file: path, "cannot rename temporary file into place: \(String(cString: strerror(errno)))")
+        }
+        ok = true
+    }
+
+    public static func writeAtomically(_ text: String, to path: String) throws {
+        try writeAtomically(Array(text.utf8), to: path)
+    }
+}

@@ -1,0 +1,11 @@
+import DigitKit
+import Foundation
+
+// The `digits` command-line tool: a thin layer over DigitKit. Each command lives in
+// Commands/ as a `CLICommand`; this file only dispatches and turns errors into exit codes.
+
+let commands: [CLICommand.Type] = [
+    VersionCommand.self,
+]
+
+exit(CLI.main(CommandLine.arguments, commands: commands))

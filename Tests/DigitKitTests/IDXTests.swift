@@ -177,4 +177,22 @@ final class IDXTests: XCTestCase {
         XCTAssertEqual(set.images.image(0).first, 0)
         XCTAssertEqual(set.images.image(0).max(), 255)
     }
+
+    func testMNIST_GzipFileGivesTheSameBytesAsTheFixture() throws {
+        guard let dir = TestPaths.requireMNIST() else { return }
+        // The shared data folder sits beside the repository root (see its README).
+        let shared = TestPaths.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/data/mnist")
+        let gz = shared.appendingPathComponent("t10k-images-idx3-ubyte.gz").path
+        guard FileManager.default.fileExists(atPath: gz) else {
+            return XCTFail("\(gz) is missing: the shared data folder must sit beside the repository")
+        }
+        let raw = try FileIO.read(dir.appendingPathComponent("t10k-images-idx3-ubyte").path, limit: 1 << 24)
+        let compressed = try FileIO.read(gz, limit: 1 << 24)
+        XCTAssertTrue(Gzip.isGzip(compressed))
+        let images = try IDX.readImages(path: gz)
+        XCTAssertEqual(images.count, 10_000)
+        XCTAssertEqual(images.pixels, Array(raw.dropFirst(16)))
+        let set = try MNISTSet.load(directory: shared.path, split: .test)
+        XCTAssertEqual(set.labels, try IDX.readLabels(path: dir.appendingPathComponent("t10k-labels-idx1-ubyte").path))
+    }
 }

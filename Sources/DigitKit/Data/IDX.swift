@@ -87,7 +87,7 @@ public enum IDX {
     /// Reads a file and decompresses it when it starts with the gzip magic bytes.
     static func readMaybeCompressed(_ path: String, limit: Int) throws -> [UInt8] {
         let bytes = try FileIO.read(path, limit: limit)
-        return bytes
+        return Gzip.isGzip(bytes) ? try Gzip.decompress(bytes, file: path, limit: limit) : bytes
     }
 
     /// Checks the magic number and returns the dimensions, each in 1...UInt32.max.

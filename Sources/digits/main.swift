@@ -5,6 +5,7 @@ import Foundation
 // Commands/ as a `CLICommand`; this file only dispatches and turns errors into exit codes.
 
 let commands: [CLICommand.Type] = [
+    TrainCommand.self,
     VersionCommand.self,
 ]
 

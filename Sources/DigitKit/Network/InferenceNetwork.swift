@@ -1,11 +1,7 @@
 /// A named tensor as stored in a weight file: PyTorch layout, row-major, F32.
-public struct TensorData: Equatable, Sendable {
-    public var shape: [Int]
-    public var values: [Float]
-    public init(shape: [Int], values: [Float]) {
-        self.shape = shape
-        self.values = values
-    }
+public typealias TensorData = SafetensorsFile.Tensor
+
+extension SafetensorsFile.Tensor {
     public var count: Int { shape.reduce(1, *) }
 }
 

@@ -62,72 +62,41 @@ func convForwardReference(_ g: ConvGeometry, input: UnsafePointer<Float>, weight
     }
 }
 
-/// Fast path of `convForwardReference`; requires `outChannels` to be a multiple of 16.
+/// Fast path of `convForwardReference`; requires `outChannels` to be a multiple of 16 (else it
+/// falls back to the reference). Output channels are taken 32 at a time (two SIMD16 vectors × 6
+/// pixels = 12 accumulators) with a last group of 16 (× 8 pixels) when needed. Only SIMD16 is
+/// used: Swift lowers SIMD32/SIMD64 `addingProduct` to scalar code.
 func convForward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
                  bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, relu: Bool) {
-    switch g.outChannels {
-    case 16: convForwardTiled(SIMD16<Float>.self, block: 8, g, input, weights, bias, output, relu, group: 0)
-    case 32: convForwardTiled(SIMD32<Float>.self, block: 4, g, input, weights, bias, output, relu, group: 0)
-    case 64: convForwardTiled(SIMD64<Float>.self, block: 4, g, input, weights, bias, output, relu, group: 0)
-    default:
-        if g.outChannels % 16 == 0 {
-            for group in 0..<(g.outChannels / 16) {
-                convForwardTiled(SIMD16<Float>.self, block: 8, g, input, weights, bias, output, relu, group: group)
-            }
-        } else {
-            convForwardReference(g, input: input, weights: weights, bias: bias, output: output, relu: relu)
-        }
+    guard g.outChannels % 16 == 0 else {
+        convForwardReference(g, input: input, weights: weights, bias: bias, output: output, relu: relu)
+        return
     }
+    var c0 = 0
+    while c0 + 32 <= g.outChannels {
+        convForwardPair(g, input, weights, bias, output, relu, c0)
+        c0 += 32
+    }
+    if c0 < g.outChannels { convForwardSingle(g, input, weights, bias, output, relu, c0) }
 }
 
-/// One group of `V.scalarCount` output channels, `block` output pixels of a row at a time
-/// (8 or 4 accumulators, the rest 1 at a time).
 @inline(__always)
-private func convForwardTiled<V: SIMD>(_: V.Type, block: Int, _ g: ConvGeometry, _ input: UnsafePointer<Float>,
-                                       _ weights: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
-                                       _ output: UnsafeMutablePointer<Float>, _ relu: Bool, group: Int)
-where V.Scalar == Float {
-    let lanes = V.scalarCount
+private func relu16(_ v: SIMD16<Float>, _ on: Bool) -> SIMD16<Float> {
+    on ? v.replacing(with: 0, where: v .< 0) : v
+}
+
+/// Channels `c0..<c0+16`, 8 output pixels of a row at a time.
+private func convForwardSingle(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                               _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ relu: Bool, _ c0: Int) {
+    typealias V = SIMD16<Float>
     let cout = g.outChannels, cin = g.inChannels, taps = g.rowTaps, k = g.kernel
-    let c0 = group * lanes
     let b: V = load(bias + c0)
-    let zero = V(repeating: 0)
     let w0 = weights + c0
     for y in 0..<g.outHeight {
         let outRow = output + y * g.outWidth * cout + c0
         var x = 0
-        if block == 8 {
-            while x + 8 <= g.outWidth {
-                var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
-                for ky in 0..<k {
-                    let p = input + (y + ky) * g.rowStride + x * cin
-                    let w = w0 + ky * taps * cout
-                    for j in 0..<taps {
-                        let wv: V = load(w + j * cout)
-                        a0 = madd(a0, V(repeating: p[j]), wv)
-                        a1 = madd(a1, V(repeating: p[j + cin]), wv)
-                        a2 = madd(a2, V(repeating: p[j + 2 * cin]), wv)
-                        a3 = madd(a3, V(repeating: p[j + 3 * cin]), wv)
-                        a4 = madd(a4, V(repeating: p[j + 4 * cin]), wv)
-                        a5 = madd(a5, V(repeating: p[j + 5 * cin]), wv)
-                        a6 = madd(a6, V(repeating: p[j + 6 * cin]), wv)
-                        a7 = madd(a7, V(repeating: p[j + 7 * cin]), wv)
-                    }
-                }
-                if relu {
-                    a0.replace(with: zero, where: a0 .< zero); a1.replace(with: zero, where: a1 .< zero)
-                    a2.replace(with: zero, where: a2 .< zero); a3.replace(with: zero, where: a3 .< zero)
-                    a4.replace(with: zero, where: a4 .< zero); a5.replace(with: zero, where: a5 .< zero)
-                    a6.replace(with: zero, where: a6 .< zero); a7.replace(with: zero, where: a7 .< zero)
-                }
-                let o = outRow + x * cout
-                store(a0, o); store(a1, o + cout); store(a2, o + 2 * cout); store(a3, o + 3 * cout)
-                store(a4, o + 4 * cout); store(a5, o + 5 * cout); store(a6, o + 6 * cout); store(a7, o + 7 * cout)
-                x += 8
-            }
-        }
-        while x + 4 <= g.outWidth {
-            var a0 = b, a1 = b, a2 = b, a3 = b
+        while x + 8 <= g.outWidth {
+            var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
             for ky in 0..<k {
                 let p = input + (y + ky) * g.rowStride + x * cin
                 let w = w0 + ky * taps * cout
@@ -137,15 +106,18 @@ where V.Scalar == Float {
                     a1 = madd(a1, V(repeating: p[j + cin]), wv)
                     a2 = madd(a2, V(repeating: p[j + 2 * cin]), wv)
                     a3 = madd(a3, V(repeating: p[j + 3 * cin]), wv)
+                    a4 = madd(a4, V(repeating: p[j + 4 * cin]), wv)
+                    a5 = madd(a5, V(repeating: p[j + 5 * cin]), wv)
+                    a6 = madd(a6, V(repeating: p[j + 6 * cin]), wv)
+                    a7 = madd(a7, V(repeating: p[j + 7 * cin]), wv)
                 }
             }
-            if relu {
-                a0.replace(with: zero, where: a0 .< zero); a1.replace(with: zero, where: a1 .< zero)
-                a2.replace(with: zero, where: a2 .< zero); a3.replace(with: zero, where: a3 .< zero)
-            }
             let o = outRow + x * cout
-            store(a0, o); store(a1, o + cout); store(a2, o + 2 * cout); store(a3, o + 3 * cout)
-            x += 4
+            store(relu16(a0, relu), o); store(relu16(a1, relu), o + cout)
+            store(relu16(a2, relu), o + 2 * cout); store(relu16(a3, relu), o + 3 * cout)
+            store(relu16(a4, relu), o + 4 * cout); store(relu16(a5, relu), o + 5 * cout)
+            store(relu16(a6, relu), o + 6 * cout); store(relu16(a7, relu), o + 7 * cout)
+            x += 8
         }
         while x < g.outWidth {
             var a0 = b
@@ -154,8 +126,66 @@ where V.Scalar == Float {
                 let w = w0 + ky * taps * cout
                 for j in 0..<taps { a0 = madd(a0, V(repeating: p[j]), load(w + j * cout)) }
             }
-            if relu { a0.replace(with: zero, where: a0 .< zero) }
-            store(a0, outRow + x * cout)
+            store(relu16(a0, relu), outRow + x * cout)
+            x += 1
+        }
+    }
+}
+
+/// Channels `c0..<c0+32` as two SIMD16 vectors, 6 output pixels of a row at a time.
+private func convForwardPair(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                             _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ relu: Bool, _ c0: Int) {
+    typealias V = SIMD16<Float>
+    let cout = g.outChannels, cin = g.inChannels, taps = g.rowTaps, k = g.kernel
+    let b0: V = load(bias + c0), b1: V = load(bias + c0 + 16)
+    let w0 = weights + c0
+    for y in 0..<g.outHeight {
+        let outRow = output + y * g.outWidth * cout + c0
+        var x = 0
+        while x + 6 <= g.outWidth {
+            var a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0
+            var e0 = b1, e1 = b1, e2 = b1, e3 = b1, e4 = b1, e5 = b1
+            for ky in 0..<k {
+                let p = input + (y + ky) * g.rowStride + x * cin
+                let w = w0 + ky * taps * cout
+                for j in 0..<taps {
+                    let wa: V = load(w + j * cout), wb: V = load(w + j * cout + 16)
+                    var v = V(repeating: p[j])
+                    a0 = madd(a0, v, wa); e0 = madd(e0, v, wb)
+                    v = V(repeating: p[j + cin])
+                    a1 = madd(a1, v, wa); e1 = madd(e1, v, wb)
+                    v = V(repeating: p[j + 2 * cin])
+                    a2 = madd(a2, v, wa); e2 = madd(e2, v, wb)
+                    v = V(repeating: p[j + 3 * cin])
+                    a3 = madd(a3, v, wa); e3 = madd(e3, v, wb)
+                    v = V(repeating: p[j + 4 * cin])
+                    a4 = madd(a4, v, wa); e4 = madd(e4, v, wb)
+                    v = V(repeating: p[j + 5 * cin])
+                    a5 = madd(a5, v, wa); e5 = madd(e5, v, wb)
+                }
+            }
+            let o = outRow + x * cout
+            store(relu16(a0, relu), o); store(relu16(e0, relu), o + 16)
+            store(relu16(a1, relu), o + cout); store(relu16(e1, relu), o + cout + 16)
+            store(relu16(a2, relu), o + 2 * cout); store(relu16(e2, relu), o + 2 * cout + 16)
+            store(relu16(a3, relu), o + 3 * cout); store(relu16(e3, relu), o + 3 * cout + 16)
+            store(relu16(a4, relu), o + 4 * cout); store(relu16(e4, relu), o + 4 * cout + 16)
+            store(relu16(a5, relu), o + 5 * cout); store(relu16(e5, relu), o + 5 * cout + 16)
+            x += 6
+        }
+        while x < g.outWidth {
+            var a0 = b0, e0 = b1
+            for ky in 0..<k {
+                let p = input + (y + ky) * g.rowStride + x * cin
+                let w = w0 + ky * taps * cout
+                for j in 0..<taps {
+                    let v = V(repeating: p[j])
+                    a0 = madd(a0, v, load(w + j * cout))
+                    e0 = madd(e0, v, load(w + j * cout + 16))
+                }
+            }
+            store(relu16(a0, relu), outRow + x * cout)
+            store(relu16(e0, relu), outRow + x * cout + 16)
             x += 1
         }
     }
@@ -185,77 +215,88 @@ func convWeightGradReference(_ g: ConvGeometry, input: UnsafePointer<Float>, dOu
 }
 
 /// Fast path of `convWeightGradReference`; requires `outChannels` to be a multiple of 16.
+/// For each kernel row, a block of taps is held in registers (8 taps × 16 channels, or 4 taps ×
+/// 32 channels) while streaming over every output pixel.
 func convWeightGrad(_ g: ConvGeometry, input: UnsafePointer<Float>, dOutput: UnsafePointer<Float>,
                     dWeights: UnsafeMutablePointer<Float>, dBias: UnsafeMutablePointer<Float>) {
-    switch g.outChannels {
-    case 16: convWeightGradTiled(SIMD16<Float>.self, g, input, dOutput, dWeights, dBias, group: 0)
-    case 32: convWeightGradTiled(SIMD32<Float>.self, g, input, dOutput, dWeights, dBias, group: 0)
-    case 64: convWeightGradTiled(SIMD64<Float>.self, g, input, dOutput, dWeights, dBias, group: 0)
-    default:
-        if g.outChannels % 16 == 0 {
-            for group in 0..<(g.outChannels / 16) {
-                convWeightGradTiled(SIMD16<Float>.self, g, input, dOutput, dWeights, dBias, group: group)
-            }
-        } else {
-            convWeightGradReference(g, input: input, dOutput: dOutput, dWeights: dWeights, dBias: dBias)
-        }
+    guard g.outChannels % 16 == 0 else {
+        convWeightGradReference(g, input: input, dOutput: dOutput, dWeights: dWeights, dBias: dBias)
+        return
     }
-}
-
-/// Four taps at a time in registers, streaming over every output pixel.
-@inline(__always)
-private func convWeightGradTiled<V: SIMD>(_: V.Type, _ g: ConvGeometry, _ input: UnsafePointer<Float>,
-                                          _ dOutput: UnsafePointer<Float>, _ dWeights: UnsafeMutablePointer<Float>,
-                                          _ dBias: UnsafeMutablePointer<Float>, group: Int) where V.Scalar == Float {
-    let lanes = V.scalarCount
+    typealias V = SIMD16<Float>
     let cout = g.outChannels, cin = g.inChannels, taps = g.rowTaps
-    let c0 = group * lanes
     let pixels = g.outHeight * g.outWidth
-    let d0 = dOutput + c0
-    var db: V = load(dBias + c0)
-    for p in 0..<pixels { db += load(d0 + p * cout) }
-    store(db, dBias + c0)
-    for ky in 0..<g.kernel {
-        var j = 0
-        while j < taps {
-            let n = min(4, taps - j)
-            let dw = dWeights + (ky * taps + j) * cout + c0
-            var a0: V = load(dw)
-            var a1: V = n > 1 ? load(dw + cout) : V()
-            var a2: V = n > 2 ? load(dw + 2 * cout) : V()
-            var a3: V = n > 3 ? load(dw + 3 * cout) : V()
-            if n == 4 {
-                for y in 0..<g.outHeight {
-                    let row = input + (y + ky) * g.rowStride + j
-                    let drow = d0 + y * g.outWidth * cout
-                    for x in 0..<g.outWidth {
-                        let d: V = load(drow + x * cout)
-                        let q = row + x * cin
-                        a0 = madd(a0, V(repeating: q[0]), d)
-                        a1 = madd(a1, V(repeating: q[1]), d)
-                        a2 = madd(a2, V(repeating: q[2]), d)
-                        a3 = madd(a3, V(repeating: q[3]), d)
+    for c0 in stride(from: 0, to: cout, by: 16) {
+        var db: V = load(dBias + c0)
+        for p in 0..<pixels { db += load(dOutput + p * cout + c0) }
+        store(db, dBias + c0)
+    }
+    var c0 = 0
+    while c0 < cout {
+        let pair = c0 + 32 <= cout
+        let d0 = dOutput + c0
+        for ky in 0..<g.kernel {
+            var j = 0
+            while j < taps {
+                let dw = dWeights + (ky * taps + j) * cout + c0
+                if pair && j + 4 <= taps {
+                    var a0: V = load(dw), a1: V = load(dw + cout), a2: V = load(dw + 2 * cout), a3: V = load(dw + 3 * cout)
+                    var e0: V = load(dw + 16), e1: V = load(dw + cout + 16)
+                    var e2: V = load(dw + 2 * cout + 16), e3: V = load(dw + 3 * cout + 16)
+                    for y in 0..<g.outHeight {
+                        let row = input + (y + ky) * g.rowStride + j
+                        let drow = d0 + y * g.outWidth * cout
+                        for x in 0..<g.outWidth {
+                            let da: V = load(drow + x * cout), de: V = load(drow + x * cout + 16)
+                            let q = row + x * cin
+                            var v = V(repeating: q[0])
+                            a0 = madd(a0, v, da); e0 = madd(e0, v, de)
+                            v = V(repeating: q[1])
+                            a1 = madd(a1, v, da); e1 = madd(e1, v, de)
+                            v = V(repeating: q[2])
+                            a2 = madd(a2, v, da); e2 = madd(e2, v, de)
+                            v = V(repeating: q[3])
+                            a3 = madd(a3, v, da); e3 = madd(e3, v, de)
+                        }
                     }
-                }
-            } else {
-                for y in 0..<g.outHeight {
-                    let row = input + (y + ky) * g.rowStride + j
-                    let drow = d0 + y * g.outWidth * cout
-                    for x in 0..<g.outWidth {
-                        let d: V = load(drow + x * cout)
-                        let q = row + x * cin
-                        a0 = madd(a0, V(repeating: q[0]), d)
-                        if n > 1 { a1 = madd(a1, V(repeating: q[1]), d) }
-                        if n > 2 { a2 = madd(a2, V(repeating: q[2]), d) }
+                    store(a0, dw); store(a1, dw + cout); store(a2, dw + 2 * cout); store(a3, dw + 3 * cout)
+                    store(e0, dw + 16); store(e1, dw + cout + 16); store(e2, dw + 2 * cout + 16); store(e3, dw + 3 * cout + 16)
+                    j += 4
+                } else if !pair && j + 8 <= taps {
+                    var a0: V = load(dw), a1: V = load(dw + cout), a2: V = load(dw + 2 * cout), a3: V = load(dw + 3 * cout)
+                    var a4: V = load(dw + 4 * cout), a5: V = load(dw + 5 * cout)
+                    var a6: V = load(dw + 6 * cout), a7: V = load(dw + 7 * cout)
+                    for y in 0..<g.outHeight {
+                        let row = input + (y + ky) * g.rowStride + j
+                        let drow = d0 + y * g.outWidth * cout
+                        for x in 0..<g.outWidth {
+                            let d: V = load(drow + x * cout)
+                            let q = row + x * cin
+                            a0 = madd(a0, V(repeating: q[0]), d); a1 = madd(a1, V(repeating: q[1]), d)
+                            a2 = madd(a2, V(repeating: q[2]), d); a3 = madd(a3, V(repeating: q[3]), d)
+                            a4 = madd(a4, V(repeating: q[4]), d); a5 = madd(a5, V(repeating: q[5]), d)
+                            a6 = madd(a6, V(repeating: q[6]), d); a7 = madd(a7, V(repeating: q[7]), d)
+                        }
                     }
+                    store(a0, dw); store(a1, dw + cout); store(a2, dw + 2 * cout); store(a3, dw + 3 * cout)
+                    store(a4, dw + 4 * cout); store(a5, dw + 5 * cout); store(a6, dw + 6 * cout); store(a7, dw + 7 * cout)
+                    j += 8
+                } else {
+                    // One tap at a time, each 16-channel group of this block separately.
+                    for c in stride(from: 0, to: pair ? 32 : 16, by: 16) {
+                        var a: V = load(dw + c)
+                        for y in 0..<g.outHeight {
+                            let row = input + (y + ky) * g.rowStride + j
+                            let drow = d0 + c + y * g.outWidth * cout
+                            for x in 0..<g.outWidth { a = madd(a, V(repeating: row[x * cin]), load(drow + x * cout)) }
+                        }
+                        store(a, dw + c)
+                    }
+                    j += 1
                 }
             }
-            store(a0, dw)
-            if n > 1 { store(a1, dw + cout) }
-            if n > 2 { store(a2, dw + 2 * cout) }
-            if n > 3 { store(a3, dw + 3 * cout) }
-            j += n
         }
+        c0 += pair ? 32 : 16
     }
 }
 

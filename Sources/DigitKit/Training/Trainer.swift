@@ -119,8 +119,8 @@ public final class Trainer {
             for b in 0..<batches {
                 let t = Float(epoch) + Float(b) / Float(batches)
                 let lr = options.learningRate(at: t)
-                let ctx = BatchContext(count: n, threads: options.threads, training: true,
-                                       stepSeed: SplitMix64(seed: options.seed).derived(UInt64(epoch * batches + b) | 1 << 40).next())
+                var dropoutRNG = SplitMix64(seed: options.seed).derived(UInt64(epoch * batches + b) | 1 << 40)
+                let ctx = BatchContext(count: n, threads: options.threads, training: true, stepSeed: dropoutRNG.next())
                 let stepBase = SplitMix64(seed: options.seed).derived(UInt64(epoch) << 32)
                 ctx.parallel { _, images in
                     for k in images {
@@ -234,8 +234,7 @@ public final class Trainer {
     // MARK: - Checkpoints
 
     private func saveCheckpoint(_ path: String, epochsDone: Int, history: [EpochSummary]) throws {
-        var tensors: [String: SafetensorsFile.Tensor] = [:]
-        for (name, t) in network.exportTensors() { tensors[name] = SafetensorsFile.Tensor(shape: t.shape, values: t.values) }
+        var tensors = network.exportTensors()
         for (p, v) in zip(network.parameters, velocity) {
             tensors["velocity." + p.name] = SafetensorsFile.Tensor(shape: [p.count], values: v.array)
         }
@@ -259,7 +258,7 @@ public final class Trainer {
                              "checkpoint was made with other training options; delete it or use the same options")
         }
         var tensors: [String: TensorData] = [:]
-        for (name, t) in file.tensors where !name.hasPrefix("velocity.") { tensors[name] = TensorData(shape: t.shape, values: t.values) }
+        for (name, t) in file.tensors where !name.hasPrefix("velocity.") { tensors[name] = t }
         do { try network.importTensors(tensors) } catch let e as DigitError { throw e.inFile(path) }
         for (p, v) in zip(network.parameters, velocity) {
             guard let t = file.tensors["velocity." + p.name], t.values.count == p.count else {

@@ -148,7 +148,7 @@ private struct Huffman {
     /// True when the lengths leave some bit patterns unused.
     var incomplete: Bool
 
-    /// Builds the code from per-symbol lengths (0 = unused). Fails when over-subscribed.
+    /// Builds the code from per-symbol lengths in 0...15 (0 = unused). Fails when over-subscribed.
     init(lengths: [UInt8]) throws {
         var counts = [Int](repeating: 0, count: 16)
         for l in lengths { counts[Int(l)] += 1 }
@@ -193,7 +193,6 @@ private struct Huffman {
 
     /// The longest code length used, 0 when there are no codes.
     var maxLength: Int { counts.lastIndex(where: { $0 > 0 }) ?? 0 }
-    var isEmpty: Bool { maxLength == 0 }
 }
 
 private enum HuffmanError: Error { case overSubscribed }

@@ -7,6 +7,7 @@ import Foundation
 let commands: [CLICommand.Type] = [
     TrainCommand.self,
     VersionCommand.self,
+    MNISTCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

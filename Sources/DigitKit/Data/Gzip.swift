@@ -121,7 +121,8 @@ private final class OutputBuffer {
             throw DigitError(.limit, file: file, at: "byte \(offset)",
                              "decompressed data is larger than the limit of \(limit) bytes")
         }
-        let newCapacity = min(max(capacity * 2, needed), limit)
+        let doubled = capacity > limit / 2 ? limit : capacity * 2
+        let newCapacity = min(max(doubled, needed), limit)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.update(from: base, count: count)
         base.deallocate()
@@ -147,7 +148,7 @@ private struct Huffman {
     /// True when the lengths leave some bit patterns unused.
     var incomplete: Bool
 
-    /// Builds the code from per-symbol lengths (0 = unused). Fails when over-subscribed.
+    /// Builds the code from per-symbol lengths in 0...15 (0 = unused). Fails when over-subscribed.
     init(lengths: [UInt8]) throws {
         var counts = [Int](repeating: 0, count: 16)
         for l in lengths { counts[Int(l)] += 1 }
@@ -192,7 +193,6 @@ private struct Huffman {
 
     /// The longest code length used, 0 when there are no codes.
     var maxLength: Int { counts.lastIndex(where: { $0 > 0 }) ?? 0 }
-    var isEmpty: Bool { maxLength == 0 }
 }
 
 private enum HuffmanError: Error { case overSubscribed }
@@ -325,7 +325,7 @@ private struct Inflater {
 
     // MARK: Bits
 
-    /// Loads input until at least 56 bits are buffered or the input is exhausted.
+    /// Loads input until 56...63 bits are buffered or the input is exhausted.
     @inline(__always) private mutating func refill() {
         if pos + 8 <= input.count, let base = input.baseAddress {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self))
@@ -333,7 +333,8 @@ private struct Inflater {
             pos += (63 - bitCount) >> 3
             bitCount |= 56
         } else {
-            while bitCount <= 56 && pos < input.count {
+            // Stops at 56...63 bits, like the fast path, so `bitCount` never reaches 64.
+            while bitCount < 56 && pos < input.count {
                 bits |= UInt64(input[pos]) << UInt64(bitCount)
                 pos += 1
                 bitCount += 8

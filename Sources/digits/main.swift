@@ -6,6 +6,7 @@ import Foundation
 
 let commands: [CLICommand.Type] = [
     TrainCommand.self,
+    EvalCommand.self,
     VersionCommand.self,
     MNISTCommand.self,
 ]

@@ -6,6 +6,7 @@ import Foundation
 
 let commands: [CLICommand.Type] = [
     VersionCommand.self,
+    ImportUNIPENCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

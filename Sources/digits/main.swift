@@ -7,6 +7,7 @@ import Foundation
 let commands: [CLICommand.Type] = [
     VersionCommand.self,
     ImportUNIPENCommand.self,
+    RasterizeCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

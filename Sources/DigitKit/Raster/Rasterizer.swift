@@ -65,55 +65,73 @@ public struct Rasterizer: Sendable {
     }
 
     /// Same as `rasterize(_:)`, into caller storage: the first 784 elements of `out` are
-    /// overwritten (if `out` holds fewer, nothing is written). Allocates nothing per call unless
-    /// `smoothing` is `.catmullRom`.
+    /// overwritten (if `out` holds fewer, nothing is written). Allocates nothing on the heap per
+    /// call unless `smoothing` is `.catmullRom`.
     public func rasterize(_ drawing: Drawing, into out: UnsafeMutableBufferPointer<Float>) {
-        let pixels = Rasterizer.size * Rasterizer.size
-        guard out.count >= pixels, let base = out.baseAddress else { return }
-        let image = UnsafeMutableBufferPointer(start: base, count: pixels)
-        image.update(repeating: 0)
-        guard let bounds = Bounds(drawing) else { return }
-        if options.smoothing == .catmullRom {
-            let smooth = CatmullRom.smooth(drawing, step: bounds.extent / Double(max(options.box, 1)))
-            guard let smoothBounds = Bounds(smooth) else { return }
-            render(smooth, bounds: smoothBounds, into: image)
-        } else {
-            render(drawing, bounds: bounds, into: image)
+        rasterize(drawing, into: out, kernel: .fast)
+    }
+
+    /// `.reference` evaluates every pixel for every segment with plain scalar code; tests hold
+    /// the fast kernel to it.
+    enum Kernel { case fast, reference }
+
+    func rasterize(_ drawing: Drawing, into out: UnsafeMutableBufferPointer<Float>, kernel: Kernel) {
+        let size = Rasterizer.size
+        guard out.count >= size * size else { return }
+        // The image is drawn in a padded frame of 28 rows × 32 columns (8 SIMD4 chunks per row),
+        // so the kernel may compute whole chunks without masking; columns 28…31 are dropped.
+        withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: size * Pen.chunksPerRow) { frame in
+            guard let frameBase = frame.baseAddress else { return }
+            frame.initialize(repeating: SIMD4<Float>())
+            let pen = Pen(frame: frameBase, penWidth: max(options.penWidth, 0),
+                          softness: max(options.softness, 0.001), kernel: kernel)
+            pen.clear()
+            if let bounds = Bounds(drawing) {
+                if options.smoothing == .catmullRom {
+                    let smooth = CatmullRom.smooth(drawing, step: bounds.extent / Double(max(options.box, 1)))
+                    if let smoothBounds = Bounds(smooth) { render(smooth, bounds: smoothBounds, pen: pen) }
+                } else {
+                    render(drawing, bounds: bounds, pen: pen)
+                }
+            }
+            for row in 0..<size {
+                for chunk in 0..<(size / 4) {
+                    let coverage = pen.coverage(row * Pen.chunksPerRow + chunk)
+                    for lane in 0..<4 { out[row * size + chunk * 4 + lane] = coverage[lane] }
+                }
+            }
         }
     }
 
-    private func render(_ drawing: Drawing, bounds: Bounds, into image: UnsafeMutableBufferPointer<Float>) {
-        let softness = max(options.softness, 0.001)
-        let footprint = Double(max(options.penWidth, 0) + softness)
+    private func render(_ drawing: Drawing, bounds: Bounds, pen: Pen) {
+        let footprint = Double(pen.penWidth + pen.softness)
         let room = max(Double(options.box) - footprint, 0)
         let scale = bounds.extent > 0 ? room / bounds.extent : 0
         let frameMiddle = Double(Rasterizer.size - 1) / 2  // 13.5: the bounding box is centred first
-        let pen = Pen(image: image, penWidth: max(options.penWidth, 0), softness: softness)
         var transform = Transform(
             scale: scale,
             offsetX: frameMiddle - bounds.midX * scale,
             offsetY: frameMiddle - bounds.midY * scale)
         pen.draw(drawing, transform)
-        guard let mass = centerOfMass(image) else { return }
+        guard let mass = pen.centerOfMass() else { return }
         transform.offsetX += Double(Rasterizer.center - mass.x)
         transform.offsetY += Double(Rasterizer.center - mass.y)
-        image.update(repeating: 0)
+        pen.clear()
         pen.draw(drawing, transform)
     }
 
-    /// Σ v·(i, j) / Σ v in index coordinates, or nil for a blank image.
-    func centerOfMass(_ image: UnsafeMutableBufferPointer<Float>) -> (x: Float, y: Float)? {
+    /// Σ v·(i, j) / Σ v of a 28×28 image in index coordinates (pixel i centred at i), or nil
+    /// when the image is blank.
+    public static func centerOfMass(_ image: [Float]) -> (x: Float, y: Float)? {
+        guard image.count >= size * size else { return nil }
         var total: Float = 0, sumX: Float = 0, sumY: Float = 0
-        for row in 0..<Rasterizer.size {
-            var rowTotal: Float = 0, rowX: Float = 0
-            for column in 0..<Rasterizer.size {
-                let v = image[row * Rasterizer.size + column]
-                rowTotal += v
-                rowX += v * Float(column)
+        for row in 0..<size {
+            for column in 0..<size {
+                let v = image[row * size + column]
+                total += v
+                sumX += v * Float(column)
+                sumY += v * Float(row)
             }
-            total += rowTotal
-            sumX += rowX
-            sumY += rowTotal * Float(row)
         }
         guard total > 0 else { return nil }
         return (sumX / total, sumY / total)
@@ -156,19 +174,68 @@ struct Transform {
     }
 }
 
-/// Draws capsules into a 28×28 image, combining by maximum.
+/// Draws capsules into a padded 28 × 32 frame.
+///
+/// The fast kernel keeps, per pixel, the smallest squared distance to any segment drawn so far
+/// and turns it into coverage only when the image is read. Coverage is a non-increasing
+/// function of distance, and every floating-point step of it is monotonic, so this equals the
+/// maximum of the per-segment coverages exactly, without a square root per pixel and segment.
+/// The reference kernel stores coverage directly.
 struct Pen {
-    let image: UnsafeMutableBufferPointer<Float>
-    /// Distance from the centre line beyond which coverage is 0: penWidth/2 + softness/2.
-    let outer: Float
-    let inverseSoftness: Float
+    static let chunksPerRow = 8
+    static let paddedWidth = chunksPerRow * 4
     /// Consecutive points closer than this (output pixels) are merged.
     static let minimumStep: Float = 0.2
 
-    init(image: UnsafeMutableBufferPointer<Float>, penWidth: Float, softness: Float) {
-        self.image = image
+    let frame: UnsafeMutablePointer<SIMD4<Float>>
+    let penWidth: Float
+    let softness: Float
+    /// Distance from the centre line beyond which coverage is 0: penWidth/2 + softness/2.
+    let outer: Float
+    let inverseSoftness: Float
+    let kernel: Rasterizer.Kernel
+
+    init(frame: UnsafeMutablePointer<SIMD4<Float>>, penWidth: Float, softness: Float, kernel: Rasterizer.Kernel) {
+        self.frame = frame
+        self.penWidth = penWidth
+        self.softness = softness
+        self.kernel = kernel
         outer = (penWidth + softness) / 2
         inverseSoftness = 1 / softness
+    }
+
+    func clear() {
+        let blank = kernel == .fast ? SIMD4<Float>(repeating: .infinity) : SIMD4<Float>()
+        frame.update(repeating: blank, count: Rasterizer.size * Pen.chunksPerRow)
+    }
+
+    /// Coverage clamp((outer - d) / softness, 0, 1) of the 4 pixels of one chunk.
+    @inline(__always)
+    func coverage(_ chunk: Int) -> SIMD4<Float> {
+        guard kernel == .fast else { return frame[chunk] }
+        var coverage = (outer - frame[chunk].squareRoot()) * inverseSoftness
+        coverage.replace(with: 1, where: coverage .> 1)
+        coverage.replace(with: 0, where: coverage .< 0)
+        return coverage
+    }
+
+    /// Σ v·(i, j) / Σ v over the 28 × 28 image, or nil when it is blank.
+    func centerOfMass() -> (x: Float, y: Float)? {
+        let columnIndex = SIMD4<Float>(0, 1, 2, 3)
+        var total = SIMD4<Float>(), sumX = SIMD4<Float>(), sumY = SIMD4<Float>()
+        for row in 0..<Rasterizer.size {
+            var rowTotal = SIMD4<Float>()
+            for chunk in 0..<(Rasterizer.size / 4) {  // the 4 padding columns hold no ink
+                let v = coverage(row * Pen.chunksPerRow + chunk)
+                rowTotal += v
+                sumX += v * (columnIndex + Float(chunk * 4))
+            }
+            total += rowTotal
+            sumY += rowTotal * Float(row)
+        }
+        let mass = total.sum()
+        guard mass > 0 else { return nil }
+        return (sumX.sum() / mass, sumY.sum() / mass)
     }
 
     func draw(_ drawing: Drawing, _ transform: Transform) {
@@ -208,36 +275,85 @@ struct Pen {
         }
     }
 
-    /// Coverage max(existing, clamp((outer - d) / softness, 0, 1)) for every pixel centre within
-    /// `outer` of the segment a–b, visiting only the segment's bounding box grown by `outer`.
     @inline(__always)
     func segment(_ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) {
+        switch kernel {
+        case .fast: fastSegment(ax, ay, bx, by)
+        case .reference: referenceSegment(ax, ay, bx, by)
+        }
+    }
+
+    /// Lowers each pixel's squared distance to that from its centre to the segment a–b. Each row
+    /// visits only the 4-pixel chunks that the part of the segment within `outer` of the row,
+    /// grown by `outer`, can reach; every pixel of a visited chunk gets its exact distance, so
+    /// visiting extra pixels never changes the result.
+    @inline(__always)
+    func fastSegment(_ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) {
         let size = Rasterizer.size
-        let reach = outer
-        // Clamp in Float before converting, so no coordinate can make the conversion trap.
-        let limit = Float(size)
-        let lowX = Int(min(max(min(ax, bx) - reach, -1), limit).rounded(.up))
-        let highX = Int(min(max(max(ax, bx) + reach, -1), limit).rounded(.down))
-        let lowY = Int(min(max(min(ay, by) - reach, -1), limit).rounded(.up))
-        let highY = Int(min(max(max(ay, by) + reach, -1), limit).rounded(.down))
-        guard lowX <= highX, lowY <= highY, lowX < size, lowY < size, highX >= 0, highY >= 0 else { return }
-        let columns = max(lowX, 0)...min(highX, size - 1)
+        let lastIndex = Float(size - 1)
+        // Clamped to [-1, 28] before converting, so no coordinate can make a conversion trap;
+        // floor(v) is then Int(v + 2) - 2. A bound exactly `outer` away has coverage 0, so
+        // floor(v) + 1 serves as the ceiling.
+        @inline(__always) func floorIndex(_ v: Float) -> Int { Int(min(max(v, -1), lastIndex + 1) + 2) - 2 }
+        let lowY = max(floorIndex(min(ay, by) - outer) + 1, 0)
+        let highY = min(floorIndex(max(ay, by) + outer), size - 1)
+        guard lowY <= highY else { return }
         let dx = bx - ax, dy = by - ay
         let length2 = dx * dx + dy * dy
         let inverseLength2: Float = length2 > 1e-12 ? 1 / length2 : 0
-        let outer2 = outer * outer
-        for row in max(lowY, 0)...min(highY, size - 1) {
+        let inverseDy: Float = abs(dy) > 1e-6 ? 1 / dy : 0  // only used when |dy| > 4
+        let segmentLowX = min(ax, bx), segmentHighX = max(ax, bx)
+        // Short or axis-near segments (the common case) use one chunk range for all rows; only
+        // long diagonal ones are worth narrowing row by row.
+        let narrowRows = abs(dx) > 4 && abs(dy) > 4
+        let lanes = SIMD4<Float>(0, 1, 2, 3)
+        let boxLowX = max(floorIndex(segmentLowX - outer) + 1, 0)
+        let boxHighX = min(floorIndex(segmentHighX + outer), size - 1)
+        guard boxLowX <= boxHighX else { return }
+        for row in lowY...highY {
             let py = Float(row) - ay
-            let rowBase = row * size
-            for column in columns {
-                let px = Float(column) - ax
-                let t = min(max((px * dx + py * dy) * inverseLength2, 0), 1)
+            var lowX = boxLowX, highX = boxHighX
+            if narrowRows {
+                // x-range of the points of the segment whose y is within `outer` of this row.
+                var t0 = (py - outer) * inverseDy, t1 = (py + outer) * inverseDy
+                if t0 > t1 { swap(&t0, &t1) }
+                t0 = max(t0, 0)
+                t1 = min(t1, 1)
+                let x0 = ax + t0 * dx, x1 = ax + t1 * dx
+                lowX = max(floorIndex(min(x0, x1) - outer) + 1, 0)
+                highX = min(floorIndex(max(x0, x1) + outer), size - 1)
+                guard lowX <= highX else { continue }
+            }
+            let rowBase = row * Pen.chunksPerRow
+            let pyDy = py * dy
+            for chunk in (lowX >> 2)...(highX >> 2) {
+                // Same operations, in the same order, as the reference kernel: bit-identical results.
+                // Lane-wise selects rather than pointwiseMin/Max, which are not inlined as vector code.
+                let px = (lanes + Float(chunk * 4)) - ax
+                var t = (px * dx + pyDy) * inverseLength2
+                t.replace(with: 0, where: t .< 0)
+                t.replace(with: 1, where: t .> 1)
                 let ex = px - t * dx, ey = py - t * dy
                 let d2 = ex * ex + ey * ey
-                if d2 < outer2 {
-                    let coverage = min((outer - d2.squareRoot()) * inverseSoftness, 1)
-                    if coverage > image[rowBase + column] { image[rowBase + column] = coverage }
-                }
+                let old = frame[rowBase + chunk]
+                frame[rowBase + chunk] = old.replacing(with: d2, where: d2 .< old)
+            }
+        }
+    }
+
+    /// The same coverage, pixel by pixel over the whole image, in plain scalar code.
+    func referenceSegment(_ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) {
+        let dx = bx - ax, dy = by - ay
+        let length2 = dx * dx + dy * dy
+        let inverseLength2: Float = length2 > 1e-12 ? 1 / length2 : 0
+        for row in 0..<Rasterizer.size {
+            for column in 0..<Rasterizer.size {
+                let px = Float(column) - ax, py = Float(row) - ay
+                let t = min(max((px * dx + py * dy) * inverseLength2, 0), 1)
+                let ex = px - t * dx, ey = py - t * dy
+                let coverage = min(max((outer - (ex * ex + ey * ey).squareRoot()) * inverseSoftness, 0), 1)
+                let chunk = row * Pen.chunksPerRow + column / 4
+                frame[chunk][column % 4] = max(frame[chunk][column % 4], coverage)
             }
         }
     }

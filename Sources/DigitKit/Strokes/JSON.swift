@@ -178,19 +178,26 @@ private struct Parser {
         pos = start
     }
 
+    /// An open array or object: where its elements start on the element stack, and for an
+    /// object the key of the member being parsed.
     private struct Frame {
         var isObject: Bool
-        var valuesStart: Int
-        var keysStart: Int
+        var start: Int
+        var key = ""
     }
 
     mutating func parseDocument() throws -> JSONValue {
         if pos + 3 <= end, bytes[pos] == 0xEF, bytes[pos + 1] == 0xBB, bytes[pos + 2] == 0xBF { pos += 3 }
-        // Finished values and keys of the open containers live on two flat stacks; a closing
-        // bracket turns the top slice into one value. No recursion, no per-level allocation.
-        var values: [JSONValue] = []
-        var keys: [String] = []
+        // An explicit stack of open containers instead of recursion: no input can overflow the
+        // call stack. Finished elements wait on two flat stacks and are moved (not copied) into
+        // an exactly sized array when their container closes.
         var frames: [Frame] = []
+        var items = MoveStack<JSONValue>()
+        var members = MoveStack<JSONMember>()
+        defer {
+            items.destroy()
+            members.destroy()
+        }
         skipWhitespace()
         parsing: while true {
             var value: JSONValue
@@ -203,7 +210,7 @@ private struct Parser {
                     pos += 1
                     value = .array([])
                 } else {
-                    frames.append(Frame(isObject: false, valuesStart: values.count, keysStart: keys.count))
+                    frames.append(Frame(isObject: false, start: items.count))
                     continue parsing
                 }
             case UInt8(ascii: "{"):
@@ -214,8 +221,7 @@ private struct Parser {
                     pos += 1
                     value = .object([])
                 } else {
-                    frames.append(Frame(isObject: true, valuesStart: values.count, keysStart: keys.count))
-                    keys.append(try parseKey())
+                    frames.append(Frame(isObject: true, start: members.count, key: try parseKey()))
                     continue parsing
                 }
             case quote:
@@ -235,46 +241,44 @@ private struct Parser {
             // A value is complete: hand it to the innermost open container, closing as many
             // containers as the following brackets say.
             while true {
-                guard let frame = frames.last else {
+                let top = frames.count - 1
+                guard top >= 0 else {
                     skipWhitespace()
                     if pos < end { throw error("unexpected \(describeByte(at: pos)) after the JSON value") }
                     return value
                 }
-                values.append(value)
+                let isObject = frames[top].isObject
+                if isObject {
+                    members.push(JSONMember(frames[top].key, consume value))
+                } else {
+                    items.push(consume value)
+                }
                 skipWhitespace()
                 guard pos < end else {
-                    throw error("unexpected end of input inside \(frame.isObject ? "an object" : "an array")")
+                    throw error("unexpected end of input inside \(isObject ? "an object" : "an array")")
                 }
                 let byte = bytes[pos]
                 if byte == UInt8(ascii: ",") {
                     pos += 1
-                    skipWhitespace()
-                    if frame.isObject { keys.append(try parseKey()) }
+                    if isObject { frames[top].key = try parseKey() }
                     continue parsing
                 }
-                if frame.isObject {
+                if isObject {
                     guard byte == UInt8(ascii: "}") else {
                         throw error("expected ',' or '}' after an object member, found \(describeByte(at: pos))")
                     }
-                    pos += 1
-                    var members: [JSONMember] = []
-                    members.reserveCapacity(values.count - frame.valuesStart)
-                    for i in 0..<(values.count - frame.valuesStart) {
-                        members.append(JSONMember(keys[frame.keysStart + i], values[frame.valuesStart + i]))
-                    }
-                    if let duplicate = firstDuplicate(keys[frame.keysStart...]) {
+                    let object = members.popArray(from: frames[top].start)
+                    if let duplicate = firstDuplicate(object) {
                         throw error("duplicate key \"\(duplicate)\" in the object ending here")
                     }
-                    values.removeSubrange(frame.valuesStart...)
-                    keys.removeSubrange(frame.keysStart...)
-                    value = .object(members)
+                    pos += 1
+                    value = .object(object)
                 } else {
                     guard byte == UInt8(ascii: "]") else {
                         throw error("expected ',' or ']' after an array element, found \(describeByte(at: pos))")
                     }
                     pos += 1
-                    value = .array(Array(values[frame.valuesStart...]))
-                    values.removeSubrange(frame.valuesStart...)
+                    value = .array(items.popArray(from: frames[top].start))
                 }
                 frames.removeLast()
             }
@@ -282,6 +286,7 @@ private struct Parser {
     }
 
     /// Skips whitespace and returns the first byte of the value there, or throws if none can start.
+    @inline(__always)
     private mutating func peekValueStart() throws -> UInt8 {
         skipWhitespace()
         guard pos < end else { throw error("expected a JSON value, found end of input") }
@@ -296,6 +301,7 @@ private struct Parser {
     }
 
     /// `"key"` followed by `:`, with the whitespace around them.
+    @inline(__always)
     private mutating func parseKey() throws -> String {
         skipWhitespace()
         guard pos < end, bytes[pos] == quote else {
@@ -612,21 +618,62 @@ private struct Parser {
     }
 }
 
-/// Returns a key that occurs twice in `keys`, if any. Small objects (points) are checked pairwise.
-private func firstDuplicate(_ keys: ArraySlice<String>) -> String? {
-    if keys.count <= 12 {
-        var i = keys.startIndex
-        while i < keys.endIndex {
-            var j = i + 1
-            while j < keys.endIndex {
-                if keys[i] == keys[j] { return keys[i] }
-                j += 1
-            }
-            i += 1
+/// A growable stack whose top elements become a new exactly sized array when their container
+/// closes. The owner must call `destroy()` exactly once.
+private struct MoveStack<Element> {
+    private var base: UnsafeMutablePointer<Element>
+    private var capacity = 64
+    private(set) var count = 0
+
+    init() {
+        base = .allocate(capacity: capacity)
+    }
+
+    @inline(__always)
+    mutating func push(_ element: consuming Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: consume element)
+        count += 1
+    }
+
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity *= 2
+    }
+
+    /// The elements from `start` to the top, in order, removed from the stack.
+    mutating func popArray(from start: Int) -> [Element] {
+        let n = count - start
+        guard n > 0 else { return [] }
+        let source = base + start
+        count = start
+        // Elements are moved one by one into a reserved array: measured faster than both
+        // Array(unsafeUninitializedCapacity:) (a run-time generic metadata lookup per call) and
+        // copying then deinitializing (a retain and release per element).
+        var array: [Element] = []
+        array.reserveCapacity(n)
+        for i in 0..<n { array.append((source + i).move()) }
+        return array
+    }
+
+    func destroy() {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+}
+
+/// Returns a key that occurs twice among `members`, if any. Small objects (points) are checked pairwise.
+private func firstDuplicate(_ members: [JSONMember]) -> String? {
+    if members.count <= 12 {
+        for i in members.indices {
+            for j in (i + 1)..<members.count where members[i].key == members[j].key { return members[i].key }
         }
         return nil
     }
     var seen = Set<String>()
-    for key in keys where !seen.insert(key).inserted { return key }
+    for member in members where !seen.insert(member.key).inserted { return member.key }
     return nil
 }

@@ -99,7 +99,8 @@ public enum StrokeJSON {
     private static let pointShape = "a point [x, y], [x, y, t] or {\"x\": …, \"y\": …}"
 
     private static func decodePoint(_ value: JSONValue, stroke s: Int, index i: Int, limits: StrokeLimits) throws -> StrokePoint {
-        let path = "strokes[\(s)][\(i)]"
+        // Paths are built only when an error is thrown: string work per point would dominate decoding.
+        var path: String { "strokes[\(s)][\(i)]" }
         switch value {
         case .array(let items):
             guard items.count == 2 || items.count == 3 else {
@@ -132,25 +133,25 @@ public enum StrokeJSON {
         }
     }
 
-    private static func coordinate(_ value: JSONValue, path: String, limits: StrokeLimits) throws -> Float {
+    private static func coordinate(_ value: JSONValue, path: @autoclosure () -> String, limits: StrokeLimits) throws -> Float {
         guard case .number(let v) = value else {
-            throw DigitError(.format, at: path, "expected a coordinate number, found \(value.kindDescription)")
+            throw DigitError(.format, at: path(), "expected a coordinate number, found \(value.kindDescription)")
         }
         // The parser never yields NaN or ±inf; a Drawing built elsewhere is checked by the rasterizer.
         guard abs(v) <= limits.maxCoordinate else {
-            throw DigitError(.limit, at: path,
+            throw DigitError(.limit, at: path(),
                              "coordinate \(JSONValue.format(v)) is outside the limit of ±\(JSONValue.format(limits.maxCoordinate))")
         }
         return Float(v)
     }
 
-    private static func time(_ value: JSONValue, path: String) throws -> Float {
+    private static func time(_ value: JSONValue, path: @autoclosure () -> String) throws -> Float {
         guard case .number(let v) = value else {
-            throw DigitError(.format, at: path, "expected a time in seconds, found \(value.kindDescription)")
+            throw DigitError(.format, at: path(), "expected a time in seconds, found \(value.kindDescription)")
         }
         let t = Float(v)
         guard t.isFinite else {
-            throw DigitError(.format, at: path, "time \(JSONValue.format(v)) is not finite as a 32-bit float")
+            throw DigitError(.format, at: path(), "time \(JSONValue.format(v)) is not finite as a 32-bit float")
         }
         return t
     }

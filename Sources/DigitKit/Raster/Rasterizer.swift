@@ -17,12 +17,19 @@ public struct RasterOptions: Sendable, Equatable {
     /// Side of the square the ink is fitted into, in output pixels. MNIST uses 20.
     public var box: Float
     public var smoothing: Smoothing
+    /// When the drawing states its canvas size, a drawing smaller than this fraction of the
+    /// canvas's longer side is enlarged only as much as one of exactly that size, so a tap with
+    /// a little jitter stays a small dot instead of becoming a 20-pixel scribble. Default 0.04
+    /// (11 units on a 280 canvas; the smallest pendigits digit spans 53 of 500). 0 turns it off.
+    public var minimumExtent: Float
 
-    public init(penWidth: Float = 2.0, softness: Float = 1.0, box: Float = 20, smoothing: Smoothing = .none) {
+    public init(penWidth: Float = 2.0, softness: Float = 1.0, box: Float = 20, smoothing: Smoothing = .none,
+                minimumExtent: Float = 0.04) {
         self.penWidth = penWidth
         self.softness = softness
         self.box = box
         self.smoothing = smoothing
+        self.minimumExtent = minimumExtent
     }
 }
 
@@ -36,7 +43,8 @@ public struct RasterOptions: Sendable, Equatable {
 /// 2. Scale: the drawing's bounding box *including the whole pen footprint* (`penWidth + softness`
 ///    added to each side's length) is scaled uniformly so that its longer side is `box` pixels;
 ///    the shorter side keeps the aspect ratio, so a "1" stays thin. A drawing whose points all
-///    coincide is a dot of the pen width (no scaling).
+///    coincide is a dot of the pen width (no scaling); one much smaller than its stated canvas is
+///    enlarged less (see `RasterOptions.minimumExtent`).
 /// 3. Centre of mass: with pixel (column i, row j) centred at the point (i, j) — "index
 ///    coordinates", the convention in which MNIST's average centre of mass is (14.0, 14.0) — the
 ///    intensity-weighted centre Σ v·(i, j) / Σ v is placed at (14, 14). The image is drawn once to
@@ -87,11 +95,13 @@ public struct Rasterizer: Sendable {
                           softness: max(options.softness, 0.001), kernel: kernel)
             pen.clear()
             if let bounds = Bounds(drawing) {
+                let canvasSide = Double(max(drawing.canvasWidth ?? 0, drawing.canvasHeight ?? 0))
+                let floor = canvasSide.isFinite ? Double(max(options.minimumExtent, 0)) * canvasSide : 0
                 if options.smoothing == .catmullRom {
-                    let smooth = CatmullRom.smooth(drawing, step: bounds.extent / Double(max(options.box, 1)))
-                    if let smoothBounds = Bounds(smooth) { render(smooth, bounds: smoothBounds, pen: pen) }
+                    let smooth = CatmullRom.smooth(drawing, step: max(bounds.extent, floor) / Double(max(options.box, 1)))
+                    if let smoothBounds = Bounds(smooth) { render(smooth, bounds: smoothBounds, extentFloor: floor, pen: pen) }
                 } else {
-                    render(drawing, bounds: bounds, pen: pen)
+                    render(drawing, bounds: bounds, extentFloor: floor, pen: pen)
                 }
             }
             for row in 0..<size {
@@ -103,10 +113,11 @@ public struct Rasterizer: Sendable {
         }
     }
 
-    private func render(_ drawing: Drawing, bounds: Bounds, pen: Pen) {
+    private func render(_ drawing: Drawing, bounds: Bounds, extentFloor: Double, pen: Pen) {
         let footprint = Double(pen.penWidth + pen.softness)
         let room = max(Double(options.box) - footprint, 0)
-        let scale = bounds.extent > 0 ? room / bounds.extent : 0
+        let extent = max(bounds.extent, extentFloor)
+        let scale = extent > 0 ? room / extent : 0
         let frameMiddle = Double(Rasterizer.size - 1) / 2  // 13.5: the bounding box is centred first
         var transform = Transform(
             scale: scale,
@@ -284,19 +295,21 @@ struct Pen {
     }
 
     /// Lowers each pixel's squared distance to that from its centre to the segment a–b. Each row
-    /// visits only the 4-pixel chunks that the part of the segment within `outer` of the row,
-    /// grown by `outer`, can reach; every pixel of a visited chunk gets its exact distance, so
+    /// visits only the 4-pixel chunks that the part of the segment within reach of the row, grown
+    /// by the reach (`outer` plus a margin), can touch; every pixel of a visited chunk gets its exact distance, so
     /// visiting extra pixels never changes the result.
     @inline(__always)
     func fastSegment(_ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) {
         let size = Rasterizer.size
         let lastIndex = Float(size - 1)
         // Clamped to [-1, 28] before converting, so no coordinate can make a conversion trap;
-        // floor(v) is then Int(v + 2) - 2. A bound exactly `outer` away has coverage 0, so
-        // floor(v) + 1 serves as the ceiling.
+        // floor(v) is then Int(v + 2) - 2. The reach has a margin because a pixel about `outer`
+        // away can still get a coverage of a few ulps from rounding; extra pixels cost nothing
+        // in correctness, as each gets its exact value.
         @inline(__always) func floorIndex(_ v: Float) -> Int { Int(min(max(v, -1), lastIndex + 1) + 2) - 2 }
-        let lowY = max(floorIndex(min(ay, by) - outer) + 1, 0)
-        let highY = min(floorIndex(max(ay, by) + outer), size - 1)
+        let reach = outer + 1 / 64
+        let lowY = max(floorIndex(min(ay, by) - reach), 0)
+        let highY = min(floorIndex(max(ay, by) + reach), size - 1)
         guard lowY <= highY else { return }
         let dx = bx - ax, dy = by - ay
         let length2 = dx * dx + dy * dy
@@ -307,21 +320,21 @@ struct Pen {
         // long diagonal ones are worth narrowing row by row.
         let narrowRows = abs(dx) > 4 && abs(dy) > 4
         let lanes = SIMD4<Float>(0, 1, 2, 3)
-        let boxLowX = max(floorIndex(segmentLowX - outer) + 1, 0)
-        let boxHighX = min(floorIndex(segmentHighX + outer), size - 1)
+        let boxLowX = max(floorIndex(segmentLowX - reach), 0)
+        let boxHighX = min(floorIndex(segmentHighX + reach), size - 1)
         guard boxLowX <= boxHighX else { return }
         for row in lowY...highY {
             let py = Float(row) - ay
             var lowX = boxLowX, highX = boxHighX
             if narrowRows {
                 // x-range of the points of the segment whose y is within `outer` of this row.
-                var t0 = (py - outer) * inverseDy, t1 = (py + outer) * inverseDy
+                var t0 = (py - reach) * inverseDy, t1 = (py + reach) * inverseDy
                 if t0 > t1 { swap(&t0, &t1) }
                 t0 = max(t0, 0)
                 t1 = min(t1, 1)
                 let x0 = ax + t0 * dx, x1 = ax + t1 * dx
-                lowX = max(floorIndex(min(x0, x1) - outer) + 1, 0)
-                highX = min(floorIndex(max(x0, x1) + outer), size - 1)
+                lowX = max(floorIndex(min(x0, x1) - reach), 0)
+                highX = min(floorIndex(max(x0, x1) + reach), size - 1)
                 guard lowX <= highX else { continue }
             }
             let rowBase = row * Pen.chunksPerRow

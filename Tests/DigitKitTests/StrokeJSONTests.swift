@@ -269,4 +269,80 @@ final class StrokeJSONTests: XCTestCase {
         XCTAssertEqual(DrawingLoader.format(forName: "-"), .detect)
         XCTAssertEqual(DrawingLoader.format(forName: "notes.txt"), .detect)
     }
+
+    // MARK: Fixtures
+
+    private static let strokes = TestPaths.fixtures.appendingPathComponent("strokes")
+
+    func testFixtures_EveryDigitFileCarriesTheLabelInItsName() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.strokes.path).filter { $0.hasPrefix("digit-") }.sorted()
+        XCTAssertEqual(names.count, 50, "five drawings per digit")
+        for name in names {
+            let records = try DrawingLoader.load(Self.strokes.appendingPathComponent(name).path)
+            let drawing = try XCTUnwrap(records.first).result.get()
+            XCTAssertEqual(drawing.label, String(name.dropFirst(6).prefix(1)), name)
+            XCTAssertFalse(drawing.isEmpty, name)
+            XCTAssertEqual(drawing.canvasWidth, 280, name)
+        }
+    }
+
+    func testFixtures_EdgeCasesAndNonDigitsLoad() throws {
+        let expected: [String: Int] = [
+            "edge-single-point": 1, "edge-identical-points": 12, "edge-empty-strokes": 0, "edge-dense": 20_000,
+            "edge-huge-coordinates": -1, "edge-negative-coordinates": -1, "edge-horizontal-line": -1, "edge-vertical-line": -1,
+            "nondigit-scribble": -1, "nondigit-box": -1, "nondigit-dot": 6, "nondigit-spiral": 40, "nondigit-star": -1,
+        ]
+        for (name, points) in expected {
+            let drawing = try XCTUnwrap(try DrawingLoader.load(Self.strokes.appendingPathComponent(name + ".json").path).first).result.get()
+            if points >= 0 { XCTAssertEqual(drawing.pointCount, points, name) } else { XCTAssertGreaterThan(drawing.pointCount, 1, name) }
+            if name.hasPrefix("nondigit") { XCTAssertNil(drawing.label, name) }
+        }
+        let huge = try XCTUnwrap(try DrawingLoader.load(Self.strokes.appendingPathComponent("edge-huge-coordinates.json").path).first).result.get()
+        XCTAssertGreaterThan(huge.strokes.joined().map { max(abs($0.x), abs($0.y)) }.max() ?? 0, 5e6)
+        let negative = try XCTUnwrap(try DrawingLoader.load(Self.strokes.appendingPathComponent("edge-negative-coordinates.json").path).first).result.get()
+        XCTAssertTrue(negative.strokes.joined().allSatisfy { $0.x < 0 && $0.y < 0 })
+    }
+
+    func testBadFixtures_UnreadableJSONThrowsWithItsPosition() {
+        let cases: [(String, String)] = [
+            ("truncated.json", "line 1, column 52 (byte 51): unexpected end of input inside an array"),
+            ("huge-number.json", "line 1, column 46 (byte 45): number 1e999 is too large: it overflows to infinity"),
+            ("nan.json", "line 1, column 21 (byte 20): expected a JSON value, found 'N'"),
+        ]
+        for (name, expected) in cases {
+            let path = Self.strokes.appendingPathComponent("bad/" + name).path
+            XCTAssertThrowsError(try DrawingLoader.load(path), name) { error in
+                XCTAssertEqual((error as? DigitError)?.description, path + ": " + expected)
+                XCTAssertEqual((error as? DigitError)?.kind, .format)
+            }
+        }
+    }
+
+    func testBadFixtures_WrongDrawingsFailWithTheirJSONPath() throws {
+        let cases: [(String, String)] = [
+            ("one-coordinate.json", "strokes[0][2]: expected a point [x, y], [x, y, t] or {\"x\": …, \"y\": …}, found an array of 1 element"),
+            ("string-coordinate.json", "strokes[0][1][1]: expected a coordinate number, found a string"),
+            ("strokes-not-array.json", "strokes: expected an array of strokes, found a string"),
+            ("bad-label.json", "label: expected a digit \"0\"…\"9\", found the string \"seven\""),
+            ("pressure-out-of-range.json", "strokes[0][0].p: pressure 1.5 is outside 0…1"),
+            ("missing-strokes.json", "top level: missing the required key \"strokes\""),
+        ]
+        for (name, expected) in cases {
+            let path = Self.strokes.appendingPathComponent("bad/" + name).path
+            let records = try DrawingLoader.load(path)
+            XCTAssertEqual(records.count, 1, name)
+            guard case .failure(let error)? = records.first?.result else { XCTFail("\(name) should fail"); continue }
+            XCTAssertEqual(error.description, path + ": " + expected)
+        }
+    }
+
+    func testBadFixtures_JSONLinesWithOneBadLineKeepsTheOthers() throws {
+        let path = Self.strokes.appendingPathComponent("bad/mixed.jsonl").path
+        let records = try DrawingLoader.load(path)
+        XCTAssertEqual(records.map(\.line), [1, 2, 4])
+        XCTAssertEqual(try records[0].result.get().label, "1")
+        XCTAssertEqual(try records[2].result.get().label, "4")
+        guard case .failure(let error) = records[1].result else { return XCTFail("line 2 is bad") }
+        XCTAssertEqual(error.description, path + ": line 2: strokes[0][2]: expected a point [x, y], [x, y, t] or {\"x\": …, \"y\": …}, found an array of 1 element")
+    }
 }

@@ -8,6 +8,11 @@ public enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case object([JSONMember])
 
+    /// Parses one JSON document with `JSONParser` (default depth limit 64).
+    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
+        try JSONParser.parse(bytes)
+    }
+
     /// The value of the first member named `key` when this is an object, else nil.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }

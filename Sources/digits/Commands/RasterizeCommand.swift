@@ -23,6 +23,8 @@ struct RasterizeCommand: CLICommand {
       --pen-width W      stroke width in output pixels (default \(RasterOptions().penWidth))
       --softness S       anti-aliased edge width in output pixels (default \(RasterOptions().softness))
       --smoothing MODE   none or catmullRom (default none)
+      --minimum-extent F a drawing smaller than F × its canvas is enlarged no further
+                         (default \(RasterOptions().minimumExtent); 0 = always fill the 20×20 box)
 
     \(CLI.exitCodesHelp)
     """
@@ -35,6 +37,7 @@ struct RasterizeCommand: CLICommand {
         var options = RasterOptions()
         options.penWidth = try args.float("--pen-width", default: options.penWidth, range: 0...20)
         options.softness = try args.float("--softness", default: options.softness, range: 0...20)
+        options.minimumExtent = try args.float("--minimum-extent", default: options.minimumExtent, range: 0...1)
         if let mode = try args.option("--smoothing") {
             guard let smoothing = RasterOptions.Smoothing(rawValue: mode) else {
                 throw DigitError(.usage, "--smoothing must be one of \(RasterOptions.Smoothing.allCases.map(\.rawValue).joined(separator: ", ")), got '\(mode)'")

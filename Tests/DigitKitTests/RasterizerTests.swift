@@ -336,4 +336,15 @@ final class RasterizerTests: XCTestCase {
         let repeated = CatmullRom.smooth(Drawing(strokes: [points([(0, 0), (0, 0), (5, 5), (9, 0)])]), step: 0.5)
         XCTAssertTrue(repeated.strokes[0].allSatisfy { $0.x.isFinite && $0.y.isFinite })
     }
+
+    func testRasterize_OutOfRangeOptionsAreClampedNotTrapped() {
+        let drawing = Drawing(strokes: [points([(0, 0), (10, 20)])])
+        let nanOptions = RasterOptions(penWidth: .nan, softness: .infinity, box: .nan, minimumExtent: .nan)
+        XCTAssertEqual(Rasterizer(options: nanOptions).rasterize(drawing), Rasterizer().rasterize(drawing), "NaN takes the defaults")
+        for options in [RasterOptions(penWidth: 1e30, softness: 0), RasterOptions(penWidth: -5, softness: -1, box: 1e9),
+                        RasterOptions(box: 0, minimumExtent: 50)] {
+            let image = Rasterizer(options: options).rasterize(drawing)
+            XCTAssertTrue(image.allSatisfy { $0.isFinite && (0...1).contains($0) }, "\(options)")
+        }
+    }
 }

@@ -12,7 +12,7 @@ public struct RasterOptions: Sendable, Equatable {
     /// Stroke width in output pixels, measured where the coverage is 1/2. Default 2.0.
     public var penWidth: Float
     /// Width of the anti-aliased edge in output pixels: the coverage falls linearly from 1 to 0
-    /// across `softness` pixels centred on the pen edge. Default 1.0; values below 0.001 act as 0.001.
+    /// across `softness` pixels centred on the pen edge. Default 1.0.
     public var softness: Float
     /// Side of the square the ink is fitted into, in output pixels. MNIST uses 20.
     public var box: Float
@@ -30,6 +30,20 @@ public struct RasterOptions: Sendable, Equatable {
         self.box = box
         self.smoothing = smoothing
         self.minimumExtent = minimumExtent
+    }
+
+    /// The options the rasterizer actually uses: penWidth clamped to 0…28, softness to 0.001…28,
+    /// box to 1…28, minimumExtent to 0…1; a NaN or infinite value takes its default.
+    var effective: RasterOptions {
+        func clamp(_ v: Float, _ range: ClosedRange<Float>, _ fallback: Float) -> Float {
+            v.isFinite ? min(max(v, range.lowerBound), range.upperBound) : fallback
+        }
+        let defaults = RasterOptions()
+        return RasterOptions(penWidth: clamp(penWidth, 0...28, defaults.penWidth),
+                             softness: clamp(softness, 0.001...28, defaults.softness),
+                             box: clamp(box, 1...28, defaults.box),
+                             smoothing: smoothing,
+                             minimumExtent: clamp(minimumExtent, 0...1, defaults.minimumExtent))
     }
 }
 
@@ -85,23 +99,25 @@ public struct Rasterizer: Sendable {
 
     func rasterize(_ drawing: Drawing, into out: UnsafeMutableBufferPointer<Float>, kernel: Kernel) {
         let size = Rasterizer.size
+        let options = self.options.effective
         guard out.count >= size * size else { return }
         // The image is drawn in a padded frame of 28 rows × 32 columns (8 SIMD4 chunks per row),
         // so the kernel may compute whole chunks without masking; columns 28…31 are dropped.
         withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: size * Pen.chunksPerRow) { frame in
             guard let frameBase = frame.baseAddress else { return }
             frame.initialize(repeating: SIMD4<Float>())
-            let pen = Pen(frame: frameBase, penWidth: max(options.penWidth, 0),
-                          softness: max(options.softness, 0.001), kernel: kernel)
+            let pen = Pen(frame: frameBase, penWidth: options.penWidth, softness: options.softness, kernel: kernel)
             pen.clear()
             if let bounds = Bounds(drawing) {
                 let canvasSide = Double(max(drawing.canvasWidth ?? 0, drawing.canvasHeight ?? 0))
-                let floor = canvasSide.isFinite ? Double(max(options.minimumExtent, 0)) * canvasSide : 0
+                let floor = canvasSide.isFinite ? Double(options.minimumExtent) * canvasSide : 0
                 if options.smoothing == .catmullRom {
-                    let smooth = CatmullRom.smooth(drawing, step: max(bounds.extent, floor) / Double(max(options.box, 1)))
-                    if let smoothBounds = Bounds(smooth) { render(smooth, bounds: smoothBounds, extentFloor: floor, pen: pen) }
+                    let smooth = CatmullRom.smooth(drawing, step: max(bounds.extent, floor) / Double(options.box))
+                    if let smoothBounds = Bounds(smooth) {
+                        render(smooth, bounds: smoothBounds, extentFloor: floor, box: options.box, pen: pen)
+                    }
                 } else {
-                    render(drawing, bounds: bounds, extentFloor: floor, pen: pen)
+                    render(drawing, bounds: bounds, extentFloor: floor, box: options.box, pen: pen)
                 }
             }
             for row in 0..<size {
@@ -113,9 +129,9 @@ public struct Rasterizer: Sendable {
         }
     }
 
-    private func render(_ drawing: Drawing, bounds: Bounds, extentFloor: Double, pen: Pen) {
+    private func render(_ drawing: Drawing, bounds: Bounds, extentFloor: Double, box: Float, pen: Pen) {
         let footprint = Double(pen.penWidth + pen.softness)
-        let room = max(Double(options.box) - footprint, 0)
+        let room = max(Double(box) - footprint, 0)
         let extent = max(bounds.extent, extentFloor)
         let scale = extent > 0 ? room / extent : 0
         let frameMiddle = Double(Rasterizer.size - 1) / 2  // 13.5: the bounding box is centred first

@@ -192,4 +192,28 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(try LayerSpec.parseArray(LayerSpec.jsonArray(layers), file: "m.safetensors"), layers)
         XCTAssertThrowsError(try LayerSpec.parseArray("[{\"type\": \"relu\"},]", file: "m.safetensors"))
     }
+
+    func testParse_RandomlyDamagedDrawingsThrowOrDecodeButNeverCrash() throws {
+        let original = Array(#"{"label": "7", "canvas": {"width": 280}, "strokes": [[[12.5, 30], [14, -3e2]], [{"x": 1, "y": 2, "t": 0.5, "p": 0.25}]], "note": "é\u00e9"}"#.utf8)
+        let alphabet = Array(#"{}[],:"\-+.eE0123456789 tfnulx"#.utf8) + [0x0A, 0xC3, 0xA9, 0xFF, 0xED, 0xA0]
+        var rng = SplitMix64(seed: 42)
+        var parsed = 0
+        for _ in 0..<3000 {
+            var bytes = original
+            for _ in 0..<(1 + Int(rng.next() % 4)) {
+                let position = Int(rng.next() % UInt64(bytes.count))
+                switch rng.next() % 3 {
+                case 0: bytes[position] = alphabet[Int(rng.next() % UInt64(alphabet.count))]
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(alphabet[Int(rng.next() % UInt64(alphabet.count))], at: position)
+                }
+            }
+            if let value = try? JSONParser.parse(bytes) {
+                parsed += 1
+                _ = try? StrokeJSON.decode(value)
+                XCTAssertEqual(try JSONParser.parse(value.serialized()), value, "serialized form re-parses")
+            }
+        }
+        XCTAssertGreaterThan(parsed, 100, "some mutations stay valid JSON")
+    }
 }

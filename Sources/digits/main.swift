@@ -9,6 +9,8 @@ let commands: [CLICommand.Type] = [
     EvalCommand.self,
     VersionCommand.self,
     MNISTCommand.self,
+    ImportUNIPENCommand.self,
+    RasterizeCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

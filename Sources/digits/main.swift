@@ -7,6 +7,7 @@ import Foundation
 let commands: [CLICommand.Type] = [
     TrainCommand.self,
     EvalCommand.self,
+    RecognizeCommand.self,
     VersionCommand.self,
     MNISTCommand.self,
     ImportUNIPENCommand.self,

@@ -8,6 +8,8 @@ struct EvalCommand: CLICommand {
     Usage: digits eval [options]                       the MNIST test set (Fixtures/mnist)
            digits eval --data DIR [--split train|test]
            digits eval --images FILE --labels FILE     any IDX pair (raw or .gz)
+           digits eval FILE|DIR                        labelled drawings: .jsonl, a folder of
+                                                       .json, or a UNIPEN file (.tra)
 
     Reports accuracy, per-class precision and recall, the confusion matrix, the confidence
     filter's coverage (share answered) and selective accuracy (share of answers that are right),
@@ -21,6 +23,11 @@ struct EvalCommand: CLICommand {
       --predictions FILE    write a TSV: index, label, predicted, confidence (written atomically)
       --threads N           worker threads (default: all cores)
 
+    For drawings:
+      --writers LIST        only these writers (UNIPEN writer numbers or "writer" fields), e.g. 1,4,7
+      --exclude-writers L   all writers but these
+    \(rasterOptionsHelp)
+
     \(CLI.exitCodesHelp)
     """
 
@@ -33,6 +40,10 @@ struct EvalCommand: CLICommand {
         let dataDir = try args.option("--data")
         let split = try args.option("--split") ?? "test"
         let imagesPath = try args.option("--images"), labelsPath = try args.option("--labels")
+        let writers = try parseWriters(try args.option("--writers"), "--writers")
+        let excluded = try parseWriters(try args.option("--exclude-writers"), "--exclude-writers")
+        let model = try loadModel(weightsPath)
+        let raster = try rasterOptions(&args, base: model.rasterOptions)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {
             throw DigitError(.usage, "--split must be train or test, got '\(split)'")
@@ -40,13 +51,24 @@ struct EvalCommand: CLICommand {
         guard (imagesPath == nil) == (labelsPath == nil) else {
             throw DigitError(.usage, "--images and --labels go together")
         }
-        let model = try loadModel(weightsPath)
         let network = try model.makeNetwork()
 
         let labels: [Int]
-        let logits: [Float]
+        let probabilities: [Float]
         if !rest.isEmpty {
-            throw DigitError(.usage, "unexpected argument '\(rest[0])'")
+            guard rest.count == 1 else { throw DigitError(.usage, "expected one input file or folder, got \(rest.count)") }
+            let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
+            let records = try DrawingLoader.load(rest[0])
+            let result = DrawingEvaluation.evaluate(records, recognizer: recognizer) { writer in
+                if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
+                if let excluded, let w = writer, excluded.contains(w) { return false }
+                return true
+            }
+            for e in result.errors { printError("digits eval: \(e)") }
+            if result.unlabelled > 0 { printError("digits eval: \(result.unlabelled) drawings without a digit label were skipped") }
+            guard !result.labels.isEmpty else { throw DigitError(.format, file: rest[0], "no labelled drawings to evaluate") }
+            labels = result.labels
+            probabilities = result.probabilities
         } else {
             let set: MNISTSet
             if let imagesPath, let labelsPath {
@@ -61,14 +83,26 @@ struct EvalCommand: CLICommand {
                 throw DigitError(.format, file: imagesPath, "images are \(set.images.rows)×\(set.images.columns), the network needs 28×28")
             }
             labels = set.labels.map(Int.init)
-            logits = BatchInference.logits(network, pixels: BatchInference.pixels(set), threads: threads)
+            let logits = BatchInference.logits(network, pixels: BatchInference.pixels(set), threads: threads)
+            probabilities = BatchInference.probabilities(logits, temperature: model.temperature)
         }
-        let probabilities = BatchInference.probabilities(logits, temperature: model.temperature)
         let report = EvaluationReport(probabilities: probabilities, labels: labels, threshold: threshold,
                                       temperature: model.temperature)
         if let predictionsPath { try writePredictions(predictionsPath, probabilities: probabilities, labels: labels) }
         print(json ? report.json : report.table, terminator: json ? "\n" : "")
         return ExitCode.ok
+    }
+
+    static func parseWriters(_ text: String?, _ name: String) throws -> Set<Int>? {
+        guard let text else { return nil }
+        var set = Set<Int>()
+        for part in text.split(separator: ",") {
+            let bounds = part.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            if bounds.count == 1, let v = bounds[0] { set.insert(v) }
+            else if bounds.count == 2, let a = bounds[0], let b = bounds[1], a <= b, b - a < 100_000 { set.formUnion(a...b) }
+            else { throw DigitError(.usage, "\(name) takes numbers and ranges like 1,4,10-12, got '\(text)'") }
+        }
+        return set
     }
 
     static func writePredictions(_ path: String, probabilities: [Float], labels: [Int]) throws {

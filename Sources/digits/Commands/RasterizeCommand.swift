@@ -20,11 +20,7 @@ struct RasterizeCommand: CLICommand {
       --out PATH         write an 8-bit grayscale image; .png or .pgm by extension
       --scale K          enlarge the image K times, nearest neighbour, 1…64 (default 1)
       --ascii            print the 28×28 buffer as text (two characters per pixel)
-      --pen-width W      stroke width in output pixels (default \(RasterOptions().penWidth))
-      --softness S       anti-aliased edge width in output pixels (default \(RasterOptions().softness))
-      --smoothing MODE   none or catmullRom (default none)
-      --minimum-extent F a drawing smaller than F × its canvas is enlarged no further
-                         (default \(RasterOptions().minimumExtent); 0 = always fill the 20×20 box)
+    \(rasterOptionsHelp)
 
     \(CLI.exitCodesHelp)
     """
@@ -34,16 +30,7 @@ struct RasterizeCommand: CLICommand {
         let out = try args.option("--out")
         let scale = try args.int("--scale", default: 1, range: 1...64)
         let ascii = args.flag("--ascii")
-        var options = RasterOptions()
-        options.penWidth = try args.float("--pen-width", default: options.penWidth, range: 0...20)
-        options.softness = try args.float("--softness", default: options.softness, range: 0...20)
-        options.minimumExtent = try args.float("--minimum-extent", default: options.minimumExtent, range: 0...1)
-        if let mode = try args.option("--smoothing") {
-            guard let smoothing = RasterOptions.Smoothing(rawValue: mode) else {
-                throw DigitError(.usage, "--smoothing must be one of \(RasterOptions.Smoothing.allCases.map(\.rawValue).joined(separator: ", ")), got '\(mode)'")
-            }
-            options.smoothing = smoothing
-        }
+        let options = try rasterOptions(&args, base: RasterOptions())
         let inputs = try args.positionals()
         guard inputs.count == 1, let input = inputs.first else {
             throw DigitError(.usage, "expected exactly one input (a file, a directory or -), got \(inputs.count)")
@@ -73,4 +60,28 @@ struct RasterizeCommand: CLICommand {
         if ascii { print(ImageIO.ascii(image), terminator: "") }
         return ExitCode.ok
     }
+}
+
+/// The rasterizer options every stroke command accepts.
+let rasterOptionsHelp = [
+    "  --pen-width W      stroke width in output pixels (default: from the weight file, else \(RasterOptions().penWidth))",
+    "  --softness S       anti-aliased edge width in output pixels (default: weight file, else \(RasterOptions().softness))",
+    "  --smoothing MODE   none or catmullRom (default none)",
+    "  --minimum-extent F a drawing smaller than F × its canvas is enlarged no further",
+    "                     (default \(RasterOptions().minimumExtent); 0 = always fill the 20×20 box)",
+].joined(separator: "\n")
+
+/// Reads `--pen-width`, `--softness`, `--smoothing` and `--minimum-extent` over `base`.
+func rasterOptions(_ args: inout Arguments, base: RasterOptions) throws -> RasterOptions {
+    var options = base
+    options.penWidth = try args.float("--pen-width", default: options.penWidth, range: 0...20)
+    options.softness = try args.float("--softness", default: options.softness, range: 0...20)
+    options.minimumExtent = try args.float("--minimum-extent", default: options.minimumExtent, range: 0...1)
+    if let mode = try args.option("--smoothing") {
+        guard let smoothing = RasterOptions.Smoothing(rawValue: mode) else {
+            throw DigitError(.usage, "--smoothing must be one of \(RasterOptions.Smoothing.allCases.map(\.rawValue).joined(separator: ", ")), got '\(mode)'")
+        }
+        options.smoothing = smoothing
+    }
+    return options
 }

@@ -19,6 +19,8 @@ public struct TrainingOptions: Sendable, Equatable {
     /// Input normalization: MNIST training-set mean and standard deviation of p/255.
     public var inputMean: Float = 0.1307
     public var inputStd: Float = 0.3081
+    /// Describes the training data (sources, ranges, repeats); part of the fingerprint.
+    public var dataTag = ""
 
     public enum Schedule: String, Sendable { case cosine, constant }
 
@@ -41,7 +43,7 @@ public struct TrainingOptions: Sendable, Equatable {
     public var fingerprint: String {
         "arch=\(architecture) epochs=\(epochs) batch=\(batchSize) lr=\(learningRate) momentum=\(momentum) "
             + "wd=\(weightDecay) warmup=\(warmupEpochs) schedule=\(schedule.rawValue) seed=\(seed) augment=\(augment) "
-            + "mean=\(inputMean) std=\(inputStd)"
+            + "mean=\(inputMean) std=\(inputStd) data=\(dataTag)"
     }
 }
 

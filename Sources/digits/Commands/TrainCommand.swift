@@ -38,6 +38,10 @@ struct TrainCommand: CLICommand {
       --pen-width W         the rasterizer's pen width recorded in the weight file (default 2.0)
       --softness S          the rasterizer's edge softness recorded in the weight file (default 1.0)
 
+    Non-digits (optional): synthetic dots, tangles, stars, spirals, zigzags, dashes and grids,
+    trained toward "no class" (uniform probabilities) so the confidence filter refuses them.
+      --non-digits N        how many per epoch (default 0)
+
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
     """
 
@@ -70,6 +74,7 @@ struct TrainCommand: CLICommand {
         }
         let strokesPath = try args.option("--strokes")
         let holdout = try EvalCommand.parseWriters(try args.option("--holdout-writers"), "--holdout-writers")
+        let nonDigits = try args.int("--non-digits", default: 0, range: 0...1_000_000)
         let strokesRepeat = try args.int("--strokes-repeat", default: 2, range: 1...100)
         var raster = RasterOptions()
         raster.penWidth = try args.float("--pen-width", default: raster.penWidth, range: 0.5...8)
@@ -92,6 +97,10 @@ struct TrainCommand: CLICommand {
             guard strokes.count > 0 else { throw DigitError(.format, file: strokesPath, "no labelled drawings from training writers") }
             sources += Array(repeating: strokes, count: strokesRepeat)
             strokeNote = "; \(strokes.count) drawings × \(strokesRepeat) from \(strokesPath) (held-out writers: \(holdout.map { $0.sorted().map(String.init).joined(separator: ",") } ?? PendigitsSplit.heldOutList))"
+        }
+        if nonDigits > 0 {
+            sources.append(NonDigitSamples(count: nonDigits, seed: options.seed, raster: raster))
+            strokeNote += "; \(nonDigits) synthetic non-digits"
         }
         options.dataTag = "mnist 0..<\(trainRange.upperBound) val \(validationRange.lowerBound)..<\(validationRange.upperBound)" + strokeNote
             + (strokesPath == nil ? "" : " pen \(raster.penWidth) soft \(raster.softness)")

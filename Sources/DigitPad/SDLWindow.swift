@@ -1,0 +1,129 @@
+import CSDL2
+import DigitKit
+import DigitPadKit
+
+/// The SDL side of the picture: one resizable window, a renderer and a streaming texture
+/// that mirrors the `Surface` the controller draws into.
+final class SDLWindow {
+    let window: OpaquePointer
+    let renderer: OpaquePointer
+    private var texture: OpaquePointer?
+    private var textureWidth = 0
+    private var textureHeight = 0
+    let windowID: UInt32
+
+    /// Opens the window. Throws `DigitError(.io)` with SDL's message when there is no display.
+    init(title: String, width: Int, height: Int) throws {
+        SDL_SetHint(SDL_HINT_VIDEO_ALLOW_SCREENSAVER, "1")
+        // Touches arrive as finger events; the mouse events SDL would synthesize from them are
+        // ignored by id, and no touches are synthesized from the mouse.
+        SDL_SetHint(SDL_HINT_MOUSE_TOUCH_EVENTS, "0")
+        guard SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0 else {
+            throw DigitError(.io, "cannot start SDL video: \(SDLWindow.lastError())")
+        }
+        let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
+        guard let w = SDL_CreateWindow(title, CSDL2_WindowPosCentered(), CSDL2_WindowPosCentered(),
+                                       Int32(width), Int32(height), flags) else {
+            let message = SDLWindow.lastError()
+            SDL_Quit()
+            throw DigitError(.io, "cannot open a window: \(message)")
+        }
+        SDL_SetWindowMinimumSize(w, 320, 240)
+        // Accelerated when there is a GPU; the software renderer otherwise (and headless).
+        var r = SDL_CreateRenderer(w, -1, SDL_RENDERER_ACCELERATED.rawValue)
+        if r == nil { r = SDL_CreateRenderer(w, -1, SDL_RENDERER_SOFTWARE.rawValue) }
+        guard let r else {
+            let message = SDLWindow.lastError()
+            SDL_DestroyWindow(w)
+            SDL_Quit()
+            throw DigitError(.io, "cannot create a renderer: \(message)")
+        }
+        window = w
+        renderer = r
+        windowID = SDL_GetWindowID(w)
+    }
+
+    deinit {
+        if let texture { SDL_DestroyTexture(texture) }
+        SDL_DestroyRenderer(renderer)
+        SDL_DestroyWindow(window)
+        SDL_Quit()
+    }
+
+    static func lastError() -> String {
+        guard let text = SDL_GetError() else { return "unknown SDL error" }
+        let s = String(cString: text)
+        return s.isEmpty ? "unknown SDL error" : s
+    }
+
+    /// The drawable size in pixels (larger than the window size on high-DPI screens).
+    var outputSize: (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        if SDL_GetRendererOutputSize(renderer, &w, &h) != 0 {
+            SDL_GetWindowSize(window, &w, &h)
+        }
+        return (Int(max(w, 1)), Int(max(h, 1)))
+    }
+
+    /// The window size in the coordinates of mouse events.
+    var windowSize: (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        SDL_GetWindowSize(window, &w, &h)
+        return (Int(max(w, 1)), Int(max(h, 1)))
+    }
+
+    /// Render pixels per window coordinate (1 except on high-DPI screens).
+    var pixelScale: (x: Float, y: Float) {
+        let o = outputSize, w = windowSize
+        return (Float(o.width) / Float(w.width), Float(o.height) / Float(w.height))
+    }
+
+    func setSize(width: Int, height: Int) {
+        SDL_SetWindowSize(window, Int32(width), Int32(height))
+    }
+
+    /// Pixels read back from the renderer: ARGB8888, row-major, y downward.
+    struct Capture {
+        var width: Int
+        var height: Int
+        var pixels: [UInt32]
+    }
+
+    /// Copies the changed part of `surface` into the texture, then shows it. With `capture`,
+    /// returns what the renderer drew, read back just before presenting.
+    @discardableResult
+    func present(_ surface: inout Surface, capture: Bool = false) -> Capture? {
+        if texture == nil || textureWidth != surface.width || textureHeight != surface.height {
+            if let texture { SDL_DestroyTexture(texture) }
+            texture = SDL_CreateTexture(renderer, CSDL2_PixelFormatARGB8888(), Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+                                        Int32(surface.width), Int32(surface.height))
+            textureWidth = surface.width
+            textureHeight = surface.height
+            surface.markDirty(surface.bounds)
+        }
+        guard let texture else { return nil }
+        let dirty = surface.takeDirty()
+        if !dirty.isEmpty {
+            var rect = SDL_Rect(x: Int32(dirty.x), y: Int32(dirty.y), w: Int32(dirty.width), h: Int32(dirty.height))
+            let width = surface.width
+            surface.pixels.withUnsafeBytes { raw in
+                guard let base = raw.baseAddress else { return }
+                _ = SDL_UpdateTexture(texture, &rect, base + (dirty.y * width + dirty.x) * 4, Int32(width * 4))
+            }
+        }
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        SDL_RenderCopy(renderer, texture, nil, nil)
+        var captured: Capture?
+        if capture {
+            let o = outputSize
+            var pixels = [UInt32](repeating: 0, count: o.width * o.height)
+            let ok = pixels.withUnsafeMutableBytes { raw in
+                SDL_RenderReadPixels(renderer, nil, CSDL2_PixelFormatARGB8888(), raw.baseAddress, Int32(o.width * 4)) == 0
+            }
+            if ok { captured = Capture(width: o.width, height: o.height, pixels: pixels) }
+        }
+        SDL_RenderPresent(renderer)
+        return captured
+    }
+}

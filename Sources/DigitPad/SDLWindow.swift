@@ -29,8 +29,11 @@ final class SDLWindow {
             throw DigitError(.io, "cannot open a window: \(message)")
         }
         SDL_SetWindowMinimumSize(w, 320, 240)
-        // Accelerated when there is a GPU; the software renderer otherwise (and headless).
-        var r = SDL_CreateRenderer(w, -1, SDL_RENDERER_ACCELERATED.rawValue)
+        // Accelerated when there is a GPU, else software. Headless drivers get the software
+        // renderer: an offscreen GL surface keeps its first size, so resizes would be lost.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        let headless = driver == "offscreen" || driver == "dummy"
+        var r = headless ? nil : SDL_CreateRenderer(w, -1, SDL_RENDERER_ACCELERATED.rawValue)
         if r == nil { r = SDL_CreateRenderer(w, -1, SDL_RENDERER_SOFTWARE.rawValue) }
         guard let r else {
             let message = SDLWindow.lastError()

@@ -63,7 +63,7 @@ public struct PadLayout: Equatable, Sendable {
             canvas = PixelRect(x: x0, y: y0, width: side, height: side)
             panel = PixelRect(x: x0, y: y0 + side + m, width: side, height: panelH)
         }
-        textScale = min(max(canvas.width / 260, 1), 3)
+        textScale = min(max(canvas.width / 220, 1), 3)
         gap = max(6, m * 2 / 3)
 
         // Bottom-up: the status line, the buttons, then the cards share what is left.

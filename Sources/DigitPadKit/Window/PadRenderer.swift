@@ -160,9 +160,15 @@ extension PadController {
         card(r, &surface)
         let s = layout.textScale, g = layout.gap
         caption("Probabilities", in: r, &surface)
-        let thresholdText = "threshold " + percent(answer.threshold)
-        BitmapFont.draw(thresholdText, x: r.maxX - g - BitmapFont.width(of: thresholdText, scale: s), y: r.y + g,
-                        scale: s, color: PadTheme.warning, on: &surface)
+        // The threshold's value in the corner, shortened when the card is narrow.
+        let captionEnd = r.x + g + BitmapFont.width(of: "Probabilities", scale: s) + 2 * g
+        for text in ["threshold " + percent(answer.threshold), percent(answer.threshold)] {
+            let x = r.maxX - g - BitmapFont.width(of: text, scale: s)
+            if x >= captionEnd {
+                BitmapFont.draw(text, x: x, y: r.y + g, scale: s, color: PadTheme.warning, on: &surface)
+                break
+            }
+        }
         let plotTop = r.y + g + 9 * s + g
         let labelsH = 7 * s + g
         let plot = PixelRect(x: r.x + g, y: plotTop, width: r.width - 2 * g, height: r.maxY - g - labelsH - plotTop)

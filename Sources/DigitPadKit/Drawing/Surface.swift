@@ -58,9 +58,9 @@ public struct RGB: Equatable, Sendable {
     /// The pixel as stored in a `Surface`: 0xFFRRGGBB.
     public var argb: UInt32 { 0xFF00_0000 | value }
 
-    /// `self` moved toward `other` by `t` in 0…1 (t is clamped).
+    /// `self` moved toward `other` by `t` in 0…1 (t is clamped; NaN counts as 0).
     public func mixed(with other: RGB, _ t: Float) -> RGB {
-        let t = min(max(t, 0), 1)
+        let t = t.isNaN ? 0 : min(max(t, 0), 1)
         func channel(_ a: UInt8, _ b: UInt8) -> UInt8 {
             UInt8(min(max((Float(a) + (Float(b) - Float(a)) * t).rounded(), 0), 255))
         }
@@ -92,6 +92,12 @@ public struct Surface {
         pixels = Array(repeating: fill.argb, count: w * h)
         dirty = PixelRect(x: 0, y: 0, width: w, height: h)
     }
+
+    /// Coordinates beyond ±1e6 pixels are refused by the ink functions: squared distances of
+    /// such values overflow Float and the window never produces them.
+    public static let coordinateLimit: Float = 1e6
+
+    static func isSane(_ v: Float) -> Bool { v.isFinite && abs(v) <= coordinateLimit }
 
     public var bounds: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
 
@@ -187,7 +193,8 @@ public struct Surface {
     @discardableResult
     public mutating func stampCapsule(from a: (x: Float, y: Float), to b: (x: Float, y: Float),
                                       radius: Float, _ color: RGB, clip: PixelRect) -> PixelRect {
-        guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite, radius.isFinite, radius > 0 else { return .zero }
+        guard Surface.isSane(a.x), Surface.isSane(a.y), Surface.isSane(b.x), Surface.isSane(b.y),
+              radius.isFinite, radius > 0, radius < Surface.coordinateLimit else { return .zero }
         let area = clip.intersection(bounds)
         let reach = radius + 1
         let minX = Swift.max(Float(area.x), Swift.min(a.x, b.x) - reach)
@@ -212,7 +219,7 @@ public struct Surface {
                     let t = Swift.min(Swift.max((px * dx + py * dy) * inverse, 0), 1)
                     let ex = px - t * dx, ey = py - t * dy
                     let coverage = Swift.min(Swift.max(radius + 0.5 - (ex * ex + ey * ey).squareRoot(), 0), 1)
-                    if coverage <= 0 { continue }
+                    if !(coverage > 0) { continue }
                     let old = p[row + x]
                     let r = Swift.max(UInt32(inkR * coverage + 0.5), old >> 16 & 0xFF)
                     let g = Swift.max(UInt32(inkG * coverage + 0.5), old >> 8 & 0xFF)
@@ -230,10 +237,10 @@ public struct Surface {
     /// maximum per pixel), so where they overlap the edge is not blended twice.
     public mutating func blendCapsules(_ segments: [((x: Float, y: Float), (x: Float, y: Float))], radius: Float,
                                        _ color: RGB, clip: PixelRect) {
-        guard radius.isFinite, radius > 0, !segments.isEmpty else { return }
+        guard radius.isFinite, radius > 0, radius < Surface.coordinateLimit, !segments.isEmpty else { return }
         var minX = Float.infinity, minY = Float.infinity, maxX = -Float.infinity, maxY = -Float.infinity
         for (a, b) in segments {
-            guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite else { return }
+            guard Surface.isSane(a.x), Surface.isSane(a.y), Surface.isSane(b.x), Surface.isSane(b.y) else { return }
             minX = Swift.min(minX, a.x, b.x); maxX = Swift.max(maxX, a.x, b.x)
             minY = Swift.min(minY, a.y, b.y); maxY = Swift.max(maxY, a.y, b.y)
         }
@@ -262,7 +269,7 @@ public struct Surface {
                     let ex = px - t * dx, ey = py - t * dy
                     let coverage = Swift.min(Swift.max(radius + 0.5 - (ex * ex + ey * ey).squareRoot(), 0), 1)
                     let m = (y - box.y) * box.width + (x - box.x)
-                    if coverage > mask[m] { mask[m] = coverage }
+                    if coverage > mask[m] { mask[m] = coverage }   // false for NaN
                 }
             }
         }

@@ -1,3 +1,0 @@
-import XCTest
-@testable import DigitPadKit
-final class PlaceholderTests: XCTestCase { func testNothing() {} }

@@ -116,6 +116,9 @@ public final class PadController {
         }
     }
 
+    /// Makes the next `render(into:)` draw everything.
+    public func setNeedsFullRedraw() { needsFullRedraw = true }
+
     /// Shows a recognition unless it is older than the one shown.
     public func show(_ view: AnswerView) {
         guard view.revision >= answer.revision else { return }

@@ -77,9 +77,6 @@ public final class DigitRecognizer {
     public static func defaultWeightsPath() -> String? { nil }
 
     public init(weightsPath: String? = nil, threshold: Float = 0.9) throws {
-        if let weightsPath, !FileManager.default.fileExists(atPath: weightsPath) {
-            throw DigitError(.io, file: weightsPath, "no such file")
-        }
         self.threshold = threshold
     }
 

@@ -73,9 +73,9 @@ public struct Storm {
             return .bogusWindowEvent(kind: kinds[Int(random.next() % UInt64(kinds.count))],
                                      data1: data[Int(random.next() % UInt64(data.count))],
                                      data2: data[Int(random.next() % UInt64(data.count))])
-        case ..<0.94:
+        case ..<0.95:
             return .focusLost
-        case ..<0.96:
+        case ..<0.955:
             return .dropMissingFile
         default:
             return .unknownUserEvent

@@ -63,7 +63,8 @@ public struct PadLayout: Equatable, Sendable {
             canvas = PixelRect(x: x0, y: y0, width: side, height: side)
             panel = PixelRect(x: x0, y: y0 + side + m, width: side, height: panelH)
         }
-        textScale = min(max(canvas.width / 220, 1), 3)
+        // Text grows with the canvas, but a low panel (under a tall canvas) keeps it small.
+        textScale = min(max(min(canvas.width / 220, isPortrait ? panel.height / 200 : 3), 1), 3)
         gap = max(6, m * 2 / 3)
 
         // Bottom-up: the status line, the buttons, then the cards share what is left.
@@ -80,11 +81,22 @@ public struct PadLayout: Equatable, Sendable {
         }
         self.buttons = buttons
         let cardsH = max(0, buttonY - gap - panel.y)
-        let cardW = max(0, (panel.width - gap) / 2)
-        let topH = max(0, min(cardW, (cardsH - gap) * 11 / 20))
-        answer = PixelRect(x: panel.x, y: panel.y, width: cardW, height: topH)
-        preview = PixelRect(x: panel.maxX - cardW, y: panel.y, width: cardW, height: topH)
-        chart = PixelRect(x: panel.x, y: panel.y + topH + gap, width: panel.width, height: max(0, cardsH - topH - gap))
+        if panel.width * 4 > cardsH * 5 {
+            // A wide, low panel (under a tall canvas): answer and preview stacked on the left,
+            // the chart beside them.
+            let half = max(0, (cardsH - gap) / 2)
+            let columnW = max(0, min(half * 6 / 5, (panel.width - gap) * 2 / 5))
+            answer = PixelRect(x: panel.x, y: panel.y, width: columnW, height: half)
+            preview = PixelRect(x: panel.x, y: panel.y + cardsH - half, width: columnW, height: half)
+            chart = PixelRect(x: panel.x + columnW + gap, y: panel.y, width: max(0, panel.width - columnW - gap), height: cardsH)
+        } else {
+            // A tall panel: answer and preview side by side, the chart below.
+            let cardW = max(0, (panel.width - gap) / 2)
+            let topH = max(0, min(cardW, (cardsH - gap) * 11 / 20))
+            answer = PixelRect(x: panel.x, y: panel.y, width: cardW, height: topH)
+            preview = PixelRect(x: panel.maxX - cardW, y: panel.y, width: cardW, height: topH)
+            chart = PixelRect(x: panel.x, y: panel.y + topH + gap, width: panel.width, height: max(0, cardsH - topH - gap))
+        }
 
         // The preview: the largest multiple of 28 that fits under the card's caption, so each
         // network pixel is a whole number of screen pixels.

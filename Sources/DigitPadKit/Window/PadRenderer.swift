@@ -95,7 +95,9 @@ extension PadController {
     }
 
     private func caption(_ text: String, in rect: PixelRect, color: RGB = PadTheme.muted, _ surface: inout Surface) {
-        BitmapFont.draw(text, x: rect.x + layout.gap, y: rect.y + layout.gap, scale: layout.textScale, color: color, on: &surface)
+        let s = layout.textScale
+        BitmapFont.draw(fitted(text, width: rect.width - 2 * layout.gap, scale: s), x: rect.x + layout.gap,
+                        y: rect.y + layout.gap, scale: s, color: color, on: &surface)
     }
 
     private func drawPanel(_ surface: inout Surface) {
@@ -114,8 +116,10 @@ extension PadController {
         if let label = document.label {
             let s = layout.textScale
             let text = "label \(label)"
-            BitmapFont.draw(text, x: r.maxX - layout.gap - BitmapFont.width(of: text, scale: s), y: r.y + layout.gap,
-                            scale: s, color: PadTheme.muted, on: &surface)
+            let x = r.maxX - layout.gap - BitmapFont.width(of: text, scale: s)
+            if x >= r.x + layout.gap + BitmapFont.width(of: "Answer", scale: s) + 2 * layout.gap {
+                BitmapFont.draw(text, x: x, y: r.y + layout.gap, scale: s, color: PadTheme.muted, on: &surface)
+            }
         }
         let s = layout.textScale
         let captionBottom = r.y + layout.gap + 9 * s

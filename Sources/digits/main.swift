@@ -5,7 +5,9 @@ import Foundation
 // Commands/ as a `CLICommand`; this file only dispatches and turns errors into exit codes.
 
 let commands: [CLICommand.Type] = [
+    TrainCommand.self,
     VersionCommand.self,
+    MNISTCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

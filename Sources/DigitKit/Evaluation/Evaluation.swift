@@ -1,0 +1,168 @@
+import Foundation
+
+/// Accuracy report of a classifier with a confidence filter: it answers when the top softmax
+/// probability is at least `threshold`, and says "not sure" otherwise.
+public struct EvaluationReport: Sendable {
+    public var count: Int
+    public var threshold: Float
+    public var temperature: Float
+    /// Share of all items whose top-1 prediction is right.
+    public var accuracy: Double
+    /// Share of items answered (top probability ≥ threshold).
+    public var coverage: Double
+    /// Share of answered items that are right (1 when nothing is answered).
+    public var selectiveAccuracy: Double
+    public var answeredWrong: Int
+    /// Expected calibration error over 15 equal-width confidence bins (Guo et al. 2017).
+    public var expectedCalibrationError: Double
+    /// Mean negative log-likelihood of the true class.
+    public var negativeLogLikelihood: Double
+    /// `confusion[label][predicted]`.
+    public var confusion: [[Int]]
+    public var precision: [Double]
+    public var recall: [Double]
+
+    public init(probabilities: [Float], labels: [Int], threshold: Float, temperature: Float) {
+        let n = labels.count
+        count = n
+        self.threshold = threshold
+        self.temperature = temperature
+        var confusion = Array(repeating: Array(repeating: 0, count: 10), count: 10)
+        var correct = 0, answered = 0, answeredRight = 0
+        var nll = 0.0
+        let bins = 15
+        var binCount = [Int](repeating: 0, count: bins), binConf = [Double](repeating: 0, count: bins),
+            binRight = [Double](repeating: 0, count: bins)
+        for i in 0..<n {
+            let p = probabilities[(i * 10)..<(i * 10 + 10)]
+            var best = 0
+            for c in 1..<10 where p[i * 10 + c] > p[i * 10 + best] { best = c }
+            let conf = p[i * 10 + best]
+            let right = best == labels[i]
+            confusion[labels[i]][best] += 1
+            if right { correct += 1 }
+            if conf >= threshold {
+                answered += 1
+                if right { answeredRight += 1 }
+            }
+            nll -= log(max(Double(p[i * 10 + labels[i]]), 1e-30))
+            let b = min(Int(Double(conf) * Double(bins)), bins - 1)
+            binCount[b] += 1
+            binConf[b] += Double(conf)
+            binRight[b] += right ? 1 : 0
+        }
+        self.confusion = confusion
+        accuracy = n == 0 ? 0 : Double(correct) / Double(n)
+        coverage = n == 0 ? 0 : Double(answered) / Double(n)
+        selectiveAccuracy = answered == 0 ? 1 : Double(answeredRight) / Double(answered)
+        answeredWrong = answered - answeredRight
+        var ece = 0.0
+        for b in 0..<bins where binCount[b] > 0 {
+            ece += Double(binCount[b]) / Double(max(n, 1)) * abs(binRight[b] / Double(binCount[b]) - binConf[b] / Double(binCount[b]))
+        }
+        expectedCalibrationError = ece
+        negativeLogLikelihood = nll / Double(max(n, 1))
+        precision = (0..<10).map { c in
+            let predicted = (0..<10).reduce(0) { $0 + confusion[$1][c] }
+            return predicted == 0 ? 0 : Double(confusion[c][c]) / Double(predicted)
+        }
+        recall = (0..<10).map { c in
+            let actual = confusion[c].reduce(0, +)
+            return actual == 0 ? 0 : Double(confusion[c][c]) / Double(actual)
+        }
+    }
+
+    /// One JSON object (keys in a fixed order).
+    public var json: String {
+        func f(_ v: Double) -> String { String(format: "%.6f", v) }
+        let conf = "[" + confusion.map { "[" + $0.map(String.init).joined(separator: ",") + "]" }.joined(separator: ",") + "]"
+        return "{\"count\":\(count),\"threshold\":\(JSONText.number(Double(threshold))),\"temperature\":\(JSONText.number(Double(temperature))),"
+            + "\"accuracy\":\(f(accuracy)),\"coverage\":\(f(coverage)),\"selective_accuracy\":\(f(selectiveAccuracy)),"
+            + "\"answered_wrong\":\(answeredWrong),\"ece\":\(f(expectedCalibrationError)),\"nll\":\(f(negativeLogLikelihood)),"
+            + "\"precision\":[\(precision.map(f).joined(separator: ","))],\"recall\":[\(recall.map(f).joined(separator: ","))],"
+            + "\"confusion\":\(conf)}"
+    }
+
+    /// The human-readable report: headline figures, per-class table, confusion matrix.
+    public var table: String {
+        var s = ""
+        func pct(_ v: Double) -> String { String(format: "%.2f%%", v * 100) }
+        s += "images               \(count)\n"
+        s += "accuracy (top-1)     \(pct(accuracy))   (\(count - Int((accuracy * Double(count)).rounded())) wrong)\n"
+        s += "threshold            \(threshold)   (temperature \(temperature))\n"
+        s += "coverage             \(pct(coverage))   (answered \(Int((coverage * Double(count)).rounded())) of \(count))\n"
+        s += "selective accuracy   \(String(format: "%.3f%%", selectiveAccuracy * 100))   (\(answeredWrong) answered wrong)\n"
+        s += "calibration error    \(String(format: "%.4f", expectedCalibrationError)) (ECE, 15 bins)   NLL \(String(format: "%.4f", negativeLogLikelihood))\n\n"
+        s += "class  precision  recall   count\n"
+        for c in 0..<10 {
+            s += "  \(c)     \(String(format: "%6.2f%%", precision[c] * 100))  \(String(format: "%6.2f%%", recall[c] * 100))  \(String(format: "%6d", confusion[c].reduce(0, +)))\n"
+        }
+        s += "\nconfusion (rows: label, columns: predicted)\n      " + (0..<10).map { String(format: "%6d", $0) }.joined() + "\n"
+        for c in 0..<10 {
+            s += "  \(c)   " + confusion[c].map { String(format: "%6d", $0) }.joined() + "\n"
+        }
+        return s
+    }
+}
+
+public enum Calibration {
+    /// The softmax temperature T > 0 minimizing the negative log-likelihood of `labels` under
+    /// softmax(logits / T) (Guo et al. 2017), by golden-section search on log T in [-3, 3].
+    /// Fit it on validation data only, never on the test set.
+    public static func fitTemperature(logits: [Float], labels: [Int]) -> Float {
+        func nll(_ t: Double) -> Double {
+            var total = 0.0
+            for i in 0..<labels.count {
+                var m = -Double.infinity
+                for c in 0..<10 { m = max(m, Double(logits[i * 10 + c]) / t) }
+                var sum = 0.0
+                for c in 0..<10 { sum += exp(Double(logits[i * 10 + c]) / t - m) }
+                total -= Double(logits[i * 10 + labels[i]]) / t - m - log(sum)
+            }
+            return total
+        }
+        var a = -3.0, b = 3.0
+        let g = (sqrt(5.0) - 1) / 2
+        var c = b - g * (b - a), d = a + g * (b - a)
+        var fc = nll(exp(c)), fd = nll(exp(d))
+        for _ in 0..<60 {
+            if fc < fd { b = d; d = c; fd = fc; c = b - g * (b - a); fc = nll(exp(c)) }
+            else { a = c; c = d; fc = fd; d = a + g * (b - a); fd = nll(exp(d)) }
+        }
+        return Float(exp((a + b) / 2))
+    }
+}
+
+/// Runs a network over many images.
+public enum BatchInference {
+    /// Logits (N × 10) of `count` images of 784 pixels in 0…1.
+    public static func logits(_ network: InferenceNetwork, pixels: [Float], threads: Int) -> [Float] {
+        let count = pixels.count / 784
+        var logits = [Float](repeating: 0, count: count * 10)
+        pixels.withUnsafeBufferPointer { p in
+            logits.withUnsafeMutableBufferPointer { l in
+                network.logits(pixels: p.baseAddress!, count: count, into: l.baseAddress!, threads: threads)
+            }
+        }
+        return logits
+    }
+
+    /// Softmax of every row of `logits` at `temperature`.
+    public static func probabilities(_ logits: [Float], temperature: Float) -> [Float] {
+        var out = [Float](repeating: 0, count: logits.count)
+        logits.withUnsafeBufferPointer { l in
+            out.withUnsafeMutableBufferPointer { o in
+                for i in 0..<(logits.count / 10) {
+                    softmax(l.baseAddress! + i * 10, count: 10, temperature: temperature, into: o.baseAddress! + i * 10)
+                }
+            }
+        }
+        return out
+    }
+
+    /// MNIST images as floats in 0…1.
+    public static func pixels(_ set: MNISTSet, range: Range<Int>? = nil) -> [Float] {
+        let r = range ?? 0..<set.count
+        return set.images.pixels[(r.lowerBound * 784)..<(r.upperBound * 784)].map { Float($0) / 255 }
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+
+/// Everything that determines a training run. Two runs with the same options and data give the
+/// same weights bit for bit (whatever the thread count: work is split into fixed chunks).
+public struct TrainingOptions: Sendable, Equatable {
+    public var architecture: [ArchitectureLayer] = Architecture.standard
+    public var epochs = 20
+    public var batchSize = 128
+    /// Peak learning rate of SGD with Nesterov momentum.
+    public var learningRate: Float = 0.05
+    public var momentum: Float = 0.9
+    public var weightDecay: Float = 5e-4
+    /// Linear warm-up length, then cosine decay to zero (`schedule == "cosine"`), or constant.
+    public var warmupEpochs: Float = 1
+    public var schedule = Schedule.cosine
+    public var seed: UInt64 = 1
+    public var threads = Parallel.processorCount
+    public var augment = true
+    /// Input normalization: MNIST training-set mean and standard deviation of p/255.
+    public var inputMean: Float = 0.1307
+    public var inputStd: Float = 0.3081
+
+    public enum Schedule: String, Sendable { case cosine, constant }
+
+    public init() {}
+
+    /// The learning rate at fractional epoch `t` (0 ≤ t ≤ epochs).
+    public func learningRate(at t: Float) -> Float {
+        if t < warmupEpochs { return learningRate * max(t / warmupEpochs, 0.02) }
+        switch schedule {
+        case .constant: return learningRate
+        case .cosine:
+            let span = max(Float(epochs) - warmupEpochs, 1e-6)
+            let progress = min((t - warmupEpochs) / span, 1)
+            return learningRate * 0.5 * (1 + cos(.pi * progress))
+        }
+    }
+
+    /// A stable text of every option that shapes the result, stored in checkpoints so a resume
+    /// with different options is refused.
+    public var fingerprint: String {
+        "arch=\(architecture) epochs=\(epochs) batch=\(batchSize) lr=\(learningRate) momentum=\(momentum) "
+            + "wd=\(weightDecay) warmup=\(warmupEpochs) schedule=\(schedule.rawValue) seed=\(seed) augment=\(augment) "
+            + "mean=\(inputMean) std=\(inputStd)"
+    }
+}
+
+/// What the trainer reports while it runs.
+public enum TrainingEvent: Sendable {
+    case batch(epoch: Int, batch: Int, batches: Int, loss: Float, accuracy: Float, imagesPerSecond: Double, etaSeconds: Double)
+    case epoch(EpochSummary)
+    case resumed(fromEpoch: Int)
+}
+
+public struct EpochSummary: Sendable {
+    public var epoch: Int, epochs: Int
+    public var trainLoss: Float, trainAccuracy: Float
+    public var validationLoss: Float, validationAccuracy: Float
+    public var learningRate: Float
+    public var seconds: Double
+    public var imagesPerSecond: Double
+}
+
+/// The outcome of training: the inference description and tensors, ready for `ModelFile`.
+public struct TrainedModel: Sendable {
+    public var layers: [LayerSpec]
+    public var tensors: [String: TensorData]
+    public var inputMean: Float, inputStd: Float
+    public var history: [EpochSummary]
+    public var seconds: Double
+    public var parameterCount: Int
+    public var multiplyAdds: Int
+}
+
+/// Mini-batch SGD with Nesterov momentum and L2 weight decay on conv/linear weights, softmax
+/// cross-entropy loss, per-epoch validation and checkpoints.
+public final class Trainer {
+    public let options: TrainingOptions
+    let train: any SampleSource
+    let validation: any SampleSource
+    let network: TrainingNetwork
+    private var velocity: [FloatBuffer]
+    private let input: FloatBuffer
+    private let dLogits: FloatBuffer
+    private let labels: UnsafeMutablePointer<Int>
+
+    public init(options: TrainingOptions, train: any SampleSource, validation: any SampleSource) {
+        self.options = options
+        self.train = train
+        self.validation = validation
+        network = TrainingNetwork(architecture: options.architecture, capacity: options.batchSize, seed: options.seed)
+        velocity = network.parameters.map { FloatBuffer(count: $0.count) }
+        input = FloatBuffer(count: options.batchSize * 784)
+        dLogits = FloatBuffer(count: options.batchSize * 10)
+        labels = .allocate(capacity: options.batchSize)
+    }
+
+    deinit { labels.deallocate() }
+
+    public var parameterCount: Int { network.exportTensors().values.reduce(0) { $0 + $1.count } }
+    public var multiplyAdds: Int { network.multiplyAdds }
+
+    /// Trains for `options.epochs` epochs, resuming from `checkpoint` when it exists and matches,
+    /// and writing it (atomically) after every epoch.
+    public func run(checkpoint: String? = nil, report: (TrainingEvent) -> Void) throws -> TrainedModel {
+        let start = Date()
+        var history: [EpochSummary] = []
+        var firstEpoch = 0
+        if let checkpoint, FileManager.default.fileExists(atPath: checkpoint) {
+            (firstEpoch, history) = try loadCheckpoint(checkpoint)
+            report(.resumed(fromEpoch: firstEpoch))
+        }
+        let batches = train.count / options.batchSize   // the last partial batch is dropped
+        let n = options.batchSize
+        for epoch in firstEpoch..<options.epochs {
+            let epochStart = Date()
+            let order = permutation(epoch: epoch)
+            var lossSum: Double = 0, correct = 0, seen = 0
+            for b in 0..<batches {
+                let t = Float(epoch) + Float(b) / Float(batches)
+                let lr = options.learningRate(at: t)
+                var dropoutRNG = SplitMix64(seed: options.seed).derived(UInt64(epoch * batches + b) | 1 << 40)
+                let ctx = BatchContext(count: n, threads: options.threads, training: true, stepSeed: dropoutRNG.next())
+                let stepBase = SplitMix64(seed: options.seed).derived(UInt64(epoch) << 32)
+                ctx.parallel { _, images in
+                    for k in images {
+                        let sample = order[b * n + k]
+                        var rng = stepBase.derived(UInt64(b * n + k))
+                        let px = input.pointer + k * 784
+                        train.render(sample, augment: options.augment, rng: &rng, into: px)
+                        labels[k] = train.label(sample)
+                        for j in 0..<784 { px[j] = (px[j] - options.inputMean) / options.inputStd }
+                    }
+                }
+                let logits = network.forward(input, ctx)
+                let (loss, right) = softmaxCrossEntropy(logits, count: n)
+                lossSum += Double(loss) * Double(n)
+                correct += right
+                seen += n
+                network.backward(dLogits, ctx)
+                step(learningRate: lr)
+                let elapsed = Date().timeIntervalSince(epochStart)
+                let rate = Double(seen) / max(elapsed, 1e-9)
+                let remaining = Double((options.epochs - epoch - 1) * batches * n + (batches - b - 1) * n) / rate
+                report(.batch(epoch: epoch + 1, batch: b + 1, batches: batches, loss: Float(lossSum / Double(seen)),
+                              accuracy: Float(correct) / Float(seen), imagesPerSecond: rate, etaSeconds: remaining))
+            }
+            let trainSeconds = Date().timeIntervalSince(epochStart)
+            let (vLoss, vAcc) = try evaluateValidation()
+            let summary = EpochSummary(epoch: epoch + 1, epochs: options.epochs, trainLoss: Float(lossSum / Double(max(seen, 1))),
+                                       trainAccuracy: Float(correct) / Float(max(seen, 1)), validationLoss: vLoss,
+                                       validationAccuracy: vAcc, learningRate: options.learningRate(at: Float(epoch + 1)),
+                                       seconds: Date().timeIntervalSince(epochStart), imagesPerSecond: Double(seen) / trainSeconds)
+            history.append(summary)
+            report(.epoch(summary))
+            if let checkpoint { try saveCheckpoint(checkpoint, epochsDone: epoch + 1, history: history) }
+        }
+        return TrainedModel(layers: network.layerSpecs, tensors: network.exportTensors(), inputMean: options.inputMean,
+                            inputStd: options.inputStd, history: history, seconds: Date().timeIntervalSince(start),
+                            parameterCount: parameterCount, multiplyAdds: multiplyAdds)
+    }
+
+    /// A seeded Fisher–Yates shuffle of the training indices for `epoch`.
+    func permutation(epoch: Int) -> [Int] {
+        var rng = SplitMix64(seed: options.seed).derived(0xE90C << 20 | UInt64(epoch))
+        var order = Array(0..<train.count)
+        for i in stride(from: order.count - 1, to: 0, by: -1) {
+            let j = Int(rng.next() % UInt64(i + 1))
+            order.swapAt(i, j)
+        }
+        return order
+    }
+
+    /// Mean loss and the number of correct predictions; writes dLoss/dLogits into `dLogits`.
+    private func softmaxCrossEntropy(_ logits: FloatBuffer, count n: Int) -> (Float, Int) {
+        var loss: Float = 0
+        var correct = 0
+        for k in 0..<n {
+            let z = logits.pointer + k * 10, d = dLogits.pointer + k * 10
+            softmax(z, count: 10, into: d)
+            var best = 0
+            for c in 1..<10 where z[c] > z[best] { best = c }
+            if best == labels[k] { correct += 1 }
+            loss -= log(max(d[labels[k]], 1e-30))
+            d[labels[k]] -= 1
+            for c in 0..<10 { d[c] /= Float(n) }
+        }
+        return (loss / Float(n), correct)
+    }
+
+    /// SGD with Nesterov momentum: v ← μv + g; w ← w − lr (g + μv), with g including L2 decay.
+    private func step(learningRate lr: Float) {
+        let mu = options.momentum, wd = options.weightDecay
+        for (p, v) in zip(network.parameters, velocity) {
+            let w = p.value.pointer, g = p.grad.pointer, vel = v.pointer
+            let decay = p.decays ? wd : 0
+            for i in 0..<p.count {
+                let gi = g[i] + decay * w[i]
+                vel[i] = mu * vel[i] + gi
+                w[i] -= lr * (gi + mu * vel[i])
+            }
+        }
+    }
+
+    /// Loss and accuracy on the validation images through the inference network, exactly as it
+    /// will be shipped (batch norm folded).
+    func evaluateValidation() throws -> (Float, Float) {
+        let net = try InferenceNetwork(layers: network.layerSpecs, tensors: network.exportTensors(),
+                                       inputMean: options.inputMean, inputStd: options.inputStd)
+        let count = validation.count
+        var pixels = [Float](repeating: 0, count: count * 784)
+        var rng = SplitMix64(seed: 0)
+        pixels.withUnsafeMutableBufferPointer { p in
+            for i in 0..<count { validation.render(i, augment: false, rng: &rng, into: p.baseAddress! + i * 784) }
+        }
+        var logits = [Float](repeating: 0, count: count * 10)
+        pixels.withUnsafeBufferPointer { p in
+            logits.withUnsafeMutableBufferPointer { l in
+                net.logits(pixels: p.baseAddress!, count: count, into: l.baseAddress!, threads: options.threads)
+            }
+        }
+        var loss: Double = 0
+        var correct = 0
+        var prob = [Float](repeating: 0, count: 10)
+        for i in 0..<count {
+            logits.withUnsafeBufferPointer { l in prob.withUnsafeMutableBufferPointer { softmax(l.baseAddress! + i * 10, count: 10, into: $0.baseAddress!) } }
+            let label = validation.label(i)
+            loss -= Double(log(max(prob[label], 1e-30)))
+            if prob.indices.max(by: { prob[$0] < prob[$1] }) == label { correct += 1 }
+        }
+        return (Float(loss / Double(max(count, 1))), Float(correct) / Float(max(count, 1)))
+    }
+
+    // MARK: - Checkpoints
+
+    private func saveCheckpoint(_ path: String, epochsDone: Int, history: [EpochSummary]) throws {
+        var tensors = network.exportTensors()
+        for (p, v) in zip(network.parameters, velocity) {
+            tensors["velocity." + p.name] = SafetensorsFile.Tensor(shape: [p.count], values: v.array)
+        }
+        let historyText = history.map {
+            "\($0.epoch) \($0.trainLoss) \($0.trainAccuracy) \($0.validationLoss) \($0.validationAccuracy) \($0.learningRate) \($0.seconds) \($0.imagesPerSecond)"
+        }.joined(separator: ";")
+        let file = SafetensorsFile(tensors: tensors, metadata: [
+            "format": "digits-checkpoint", "epochs_done": String(epochsDone), "options": options.fingerprint,
+            "threads": String(options.threads), "history": historyText,
+        ])
+        try file.write(to: path)
+    }
+
+    private func loadCheckpoint(_ path: String) throws -> (Int, [EpochSummary]) {
+        let file = try SafetensorsFile.read(path: path)
+        guard file.metadata["format"] == "digits-checkpoint", let done = file.metadata["epochs_done"].flatMap(Int.init) else {
+            throw DigitError(.format, file: path, "not a digits training checkpoint")
+        }
+        guard file.metadata["options"] == options.fingerprint else {
+            throw DigitError(.usage, file: path,
+                             "checkpoint was made with other training options; delete it or use the same options")
+        }
+        var tensors: [String: TensorData] = [:]
+        for (name, t) in file.tensors where !name.hasPrefix("velocity.") { tensors[name] = t }
+        do { try network.importTensors(tensors) } catch let e as DigitError { throw e.inFile(path) }
+        for (p, v) in zip(network.parameters, velocity) {
+            guard let t = file.tensors["velocity." + p.name], t.values.count == p.count else {
+                throw DigitError(.format, file: path, at: "tensor 'velocity.\(p.name)'", "missing or of the wrong size")
+            }
+            t.values.withUnsafeBufferPointer { v.pointer.update(from: $0.baseAddress!, count: $0.count) }
+        }
+        let history: [EpochSummary] = (file.metadata["history"] ?? "").split(separator: ";").compactMap { row in
+            let f = row.split(separator: " ").compactMap { Double($0) }
+            guard f.count == 8 else { return nil }
+            return EpochSummary(epoch: Int(f[0]), epochs: options.epochs, trainLoss: Float(f[1]), trainAccuracy: Float(f[2]),
+                                validationLoss: Float(f[3]), validationAccuracy: Float(f[4]), learningRate: Float(f[5]),
+                                seconds: f[6], imagesPerSecond: f[7])
+        }
+        return (min(done, options.epochs), history)
+    }
+}

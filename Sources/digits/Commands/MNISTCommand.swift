@@ -1,0 +1,39 @@
+import DigitKit
+import Foundation
+
+/// `digits mnist`: loads an MNIST split and prints its size, label counts and load time,
+/// a quick check that the data folder is complete and readable.
+struct MNISTCommand: CLICommand {
+    static let name = "mnist"
+    static let summary = "check an MNIST folder: image count, size, label histogram, load time"
+    static let help = """
+    Usage: digits mnist [--dir DIR] [--split train|test]
+
+    Loads the MNIST split from DIR (files train-images-idx3-ubyte, train-labels-idx1-ubyte,
+    t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, each raw or .gz) and prints what it found.
+
+    Options:
+      --dir DIR      the MNIST folder (default Fixtures/mnist, filled by scripts/fetch-mnist)
+      --split NAME   train (60,000 images) or test (10,000 images); default test
+
+    \(CLI.exitCodesHelp)
+    """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let dir = try args.option("--dir") ?? "Fixtures/mnist"
+        let splitName = try args.option("--split") ?? "test"
+        _ = try args.positionals()
+        guard let split = MNISTSet.Split(rawValue: splitName) else {
+            throw DigitError(.usage, "--split must be train or test, got '\(splitName)'")
+        }
+        let start = Date()
+        let set = try MNISTSet.load(directory: dir, split: split)
+        let seconds = Date().timeIntervalSince(start)
+        var histogram = [Int](repeating: 0, count: 10)
+        for label in set.labels { histogram[Int(label)] += 1 }
+        print("\(split.rawValue): \(set.count) images of \(set.images.rows)×\(set.images.columns) pixels from \(dir)")
+        print("labels: " + histogram.enumerated().map { "\($0.offset):\($0.element)" }.joined(separator: " "))
+        print(String(format: "loaded in %.3f s", seconds))
+        return ExitCode.ok
+    }
+}

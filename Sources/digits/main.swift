@@ -6,8 +6,12 @@ import Foundation
 
 let commands: [CLICommand.Type] = [
     TrainCommand.self,
+    EvalCommand.self,
+    RecognizeCommand.self,
     VersionCommand.self,
     MNISTCommand.self,
+    ImportUNIPENCommand.self,
+    RasterizeCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

@@ -166,3 +166,35 @@ public enum BatchInference {
         return set.images.pixels[(r.lowerBound * 784)..<(r.upperBound * 784)].map { Float($0) / 255 }
     }
 }
+
+/// Evaluation of labelled drawings (stroke JSON, JSONL, UNIPEN).
+public enum DrawingEvaluation {
+    public struct Result: Sendable {
+        public var probabilities: [Float] = []
+        public var labels: [Int] = []
+        /// Records that could not be read (with their errors) and drawings without a digit label.
+        public var errors: [DigitError] = []
+        public var unlabelled = 0
+    }
+
+    /// Rasterizes and scores every labelled drawing of `records` whose writer passes `writers`.
+    public static func evaluate(_ records: [DrawingRecord], recognizer: DigitRecognizer,
+                                writers: ((Int?) -> Bool)? = nil) -> Result {
+        var result = Result()
+        for record in records {
+            if let writers, !writers(record.writer) { continue }
+            switch record.result {
+            case let .failure(e): result.errors.append(e)
+            case let .success(drawing):
+                guard let label = drawing.label.flatMap(Int.init), (0...9).contains(label) else {
+                    result.unlabelled += 1
+                    continue
+                }
+                let r = recognizer.recognize(drawing)
+                result.probabilities += r.isEmpty ? Array(repeating: 0.1, count: 10) : r.probabilities
+                result.labels.append(label)
+            }
+        }
+        return result
+    }
+}

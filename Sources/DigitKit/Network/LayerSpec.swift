@@ -55,7 +55,7 @@ public enum LayerSpec: Equatable, Sendable {
         guard case let .object(fields) = value else {
             throw DigitError(.format, file: file, at: path, "expected an object")
         }
-        func field(_ name: String) -> JSONValue? { fields.first { $0.0 == name }?.1 }
+        func field(_ name: String) -> JSONValue? { fields.first { $0.key == name }?.value }
         func string(_ name: String, optional: Bool = false) throws -> String? {
             guard let v = field(name) else {
                 if optional { return nil }

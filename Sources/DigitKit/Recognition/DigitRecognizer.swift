@@ -1,0 +1,114 @@
+import Foundation
+
+/// The answer for one drawing or image.
+public struct Recognition: Sendable {
+    /// The digit, or nil when the top probability is below `threshold` ("not sure") or the
+    /// drawing is empty.
+    public var digit: Int?
+    /// The top probability (after the model's softmax temperature).
+    public var confidence: Float
+    /// The ten class probabilities, summing to 1 (all zero for an empty drawing).
+    public var probabilities: [Float]
+    /// The three best candidates, best first.
+    public var top: [(digit: Int, probability: Float)]
+    /// The 28×28 input the network saw, row-major, 0 = background, 1 = ink.
+    public var raster: [Float]
+    /// True when the drawing had no points (nothing was recognized).
+    public var isEmpty: Bool
+    public var threshold: Float
+
+    /// The best digit whatever its confidence (nil for an empty drawing).
+    public var bestGuess: Int? { top.first?.digit }
+
+    /// One line of `digits recognize --json`:
+    /// `{"source":"a.jsonl","index":0,"digit":7,"confidence":0.993,"top":[[7,0.993],[1,0.004],[9,0.002]],"label":"7"}`.
+    /// `digit` is null below the threshold; an empty drawing adds `"empty":true`.
+    public func jsonLine(source: String, index: Int, label: String?) -> String {
+        func p(_ v: Float) -> String { String(format: "%.6g", v) }
+        var s = "{\"source\":\(JSONText.quote(source)),\"index\":\(index),\"digit\":\(digit.map(String.init) ?? "null"),"
+        s += "\"confidence\":\(p(confidence)),\"top\":[" + top.map { "[\($0.digit),\(p($0.probability))]" }.joined(separator: ",") + "]"
+        if let label { s += ",\"label\":\(JSONText.quote(label))" }
+        if isEmpty { s += ",\"empty\":true" }
+        return s + "}"
+    }
+}
+
+/// Recognizes handwritten digits: rasterizes a drawing the way MNIST was made, runs the CNN and
+/// applies the confidence filter. The CLI and the window share it.
+///
+/// ```swift
+/// let recognizer = try DigitRecognizer()              // the shipped weights
+/// let drawing = Drawing(strokes: [[StrokePoint(x: 10, y: 5), StrokePoint(x: 10, y: 60)]])
+/// let answer = recognizer.recognize(drawing)
+/// print(answer.digit.map(String.init) ?? "?", answer.confidence)
+/// ```
+///
+/// Not thread-safe (it reuses scratch buffers): use one instance per thread or queue.
+public final class DigitRecognizer {
+    public let model: ModelFile
+    public let network: InferenceNetwork
+    public var threshold: Float
+    public var rasterizer: Rasterizer
+    private let workspace: InferenceNetwork.Workspace
+    private var pixels = [Float](repeating: 0, count: 784)
+    private var logits = [Float](repeating: 0, count: 10)
+
+    /// `$DIGITS_WEIGHTS`, else `Weights/mnist-cnn.safetensors` found from the working directory,
+    /// the executable or the source tree.
+    public static func defaultWeightsPath() -> String? { Locations.defaultWeights() }
+
+    /// Loads the weight file (the shipped one by default). The rasterizer uses the pen width and
+    /// softness recorded in the file (`raster_pen_width`, `raster_softness`) when present.
+    public convenience init(weightsPath: String? = nil, threshold: Float = 0.9) throws {
+        guard let path = weightsPath ?? Self.defaultWeightsPath() else {
+            throw DigitError(.io, "no weight file found: set DIGITS_WEIGHTS or pass a path (default Weights/mnist-cnn.safetensors)")
+        }
+        try self.init(model: try ModelFile.load(path: path), threshold: threshold)
+    }
+
+    public init(model: ModelFile, threshold: Float = 0.9, raster: RasterOptions? = nil) throws {
+        self.model = model
+        network = try model.makeNetwork()
+        self.threshold = threshold
+        rasterizer = Rasterizer(options: raster ?? model.rasterOptions)
+        workspace = network.makeWorkspace()
+    }
+
+    public func recognize(_ drawing: Drawing) -> Recognition {
+        if drawing.isEmpty {
+            return Recognition(digit: nil, confidence: 0, probabilities: Array(repeating: 0, count: 10), top: [],
+                               raster: Array(repeating: 0, count: 784), isEmpty: true, threshold: threshold)
+        }
+        pixels.withUnsafeMutableBufferPointer { rasterizer.rasterize(drawing, into: $0) }
+        return recognize(pixels: pixels)
+    }
+
+    /// Recognizes a 28×28 image (784 values in 0…1, 0 = background, 1 = ink).
+    public func recognize(pixels input: [Float]) -> Recognition {
+        var probabilities = [Float](repeating: 0, count: 10)
+        input.withUnsafeBufferPointer { px in
+            logits.withUnsafeMutableBufferPointer { l in
+                network.logits(pixels: px.baseAddress!, workspace: workspace, into: l.baseAddress!)
+                probabilities.withUnsafeMutableBufferPointer {
+                    softmax(l.baseAddress!, count: 10, temperature: model.temperature, into: $0.baseAddress!)
+                }
+            }
+        }
+        let order = (0..<10).sorted { probabilities[$0] > probabilities[$1] || (probabilities[$0] == probabilities[$1] && $0 < $1) }
+        let confidence = probabilities[order[0]]
+        return Recognition(digit: confidence >= threshold ? order[0] : nil, confidence: confidence,
+                           probabilities: probabilities, top: order.prefix(3).map { ($0, probabilities[$0]) },
+                           raster: input, isEmpty: false, threshold: threshold)
+    }
+}
+
+extension ModelFile {
+    /// The rasterizer settings the model was trained for (`raster_pen_width`, `raster_softness`
+    /// in the metadata), else the defaults.
+    public var rasterOptions: RasterOptions {
+        var o = RasterOptions()
+        if let w = provenance["raster_pen_width"].flatMap(Float.init), w.isFinite { o.penWidth = w }
+        if let s = provenance["raster_softness"].flatMap(Float.init), s.isFinite { o.softness = s }
+        return o
+    }
+}

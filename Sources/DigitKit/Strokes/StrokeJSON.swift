@@ -1,0 +1,255 @@
+/// Size limits applied to untrusted stroke input. Exceeding one is a `DigitError(.limit)`
+/// that names the limit, so a user knows which one to raise.
+public struct StrokeLimits: Sendable, Equatable {
+    /// Largest input file (or standard input) in bytes. Default 64 MiB.
+    public var maxFileBytes: Int
+    /// Most points in one drawing, over all its strokes. Default 1,000,000.
+    public var maxPointsPerDrawing: Int
+    /// Most strokes in one drawing. Default 10,000.
+    public var maxStrokesPerDrawing: Int
+    /// Largest accepted |x| and |y| in canvas units. Default 1e7 (far beyond any screen or tablet,
+    /// and small enough that Float keeps sub-unit precision up to about 1e6).
+    public var maxCoordinate: Double
+
+    public init(
+        maxFileBytes: Int = 64 << 20,
+        maxPointsPerDrawing: Int = 1_000_000,
+        maxStrokesPerDrawing: Int = 10_000,
+        maxCoordinate: Double = 1e7
+    ) {
+        self.maxFileBytes = maxFileBytes
+        self.maxPointsPerDrawing = maxPointsPerDrawing
+        self.maxStrokesPerDrawing = maxStrokesPerDrawing
+        self.maxCoordinate = maxCoordinate
+    }
+}
+
+/// The stroke JSON format (see docs/strokes.md):
+///
+/// ```json
+/// {"label": "7", "canvas": {"width": 280, "height": 280},
+///  "strokes": [[[12.0, 30.5], [14.2, 31.0]], [{"x": 40, "y": 10, "t": 0.016, "p": 0.8}]]}
+/// ```
+///
+/// - `strokes` (required): an array of strokes, each an array of points in canvas units with
+///   **y growing downward**. A point is `[x, y]`, `[x, y, t]` or an object with numbers `x`, `y`
+///   and optional `t` (seconds, finite) and `p` (pressure in 0…1); other keys in a point object
+///   are ignored. An empty `strokes` array or empty strokes are legal.
+/// - `label` (optional): a digit as a string `"0"`…`"9"` or an integer 0…9 (stored as the string);
+///   `null` means no label.
+/// - `canvas` (optional, informative): an object with optional positive `width` and `height`.
+/// - `writer` (optional): an integer naming the writer (kept by `DrawingLoader`, not by `Drawing`).
+/// - Any other top-level key is ignored, so files may carry extra fields.
+public enum StrokeJSON {
+    /// Decodes one drawing. Errors are `DigitError`s located by JSON path (`strokes[2][5]`,
+    /// `strokes[0][1].x`, `label`); `.limit` when a `StrokeLimits` value is exceeded.
+    public static func decode(_ value: JSONValue, limits: StrokeLimits = .init()) throws -> Drawing {
+        guard case .object = value else {
+            throw DigitError(.format, at: "top level", "expected a drawing object with \"strokes\", found \(value.kindDescription)")
+        }
+        guard let strokesValue = value["strokes"] else {
+            throw DigitError(.format, at: "top level", "missing the required key \"strokes\"")
+        }
+        guard case .array(let strokeValues) = strokesValue else {
+            throw DigitError(.format, at: "strokes", "expected an array of strokes, found \(strokesValue.kindDescription)")
+        }
+        if strokeValues.count > limits.maxStrokesPerDrawing {
+            throw DigitError(.limit, at: "strokes",
+                             "\(strokeValues.count) strokes, more than the limit of \(limits.maxStrokesPerDrawing) per drawing")
+        }
+        var strokes: [[StrokePoint]] = []
+        strokes.reserveCapacity(strokeValues.count)
+        var totalPoints = 0
+        for (s, strokeValue) in strokeValues.enumerated() {
+            guard case .array(let pointValues) = strokeValue else {
+                throw DigitError(.format, at: "strokes[\(s)]", "expected a stroke (an array of points), found \(strokeValue.kindDescription)")
+            }
+            totalPoints += pointValues.count
+            if totalPoints > limits.maxPointsPerDrawing {
+                throw DigitError(.limit, at: "strokes[\(s)]",
+                                 "more than the limit of \(limits.maxPointsPerDrawing) points per drawing")
+            }
+            var stroke: [StrokePoint] = []
+            stroke.reserveCapacity(pointValues.count)
+            for (i, pointValue) in pointValues.enumerated() {
+                stroke.append(try decodePoint(pointValue, stroke: s, index: i, limits: limits))
+            }
+            strokes.append(stroke)
+        }
+        var drawing = Drawing(strokes: strokes, label: try decodeLabel(value["label"]))
+        if let canvas = value["canvas"] {
+            guard case .object = canvas else {
+                throw DigitError(.format, at: "canvas", "expected an object with \"width\" and \"height\", found \(canvas.kindDescription)")
+            }
+            drawing.canvasWidth = try decodeCanvasSide(canvas["width"], path: "canvas.width")
+            drawing.canvasHeight = try decodeCanvasSide(canvas["height"], path: "canvas.height")
+        }
+        return drawing
+    }
+
+    /// The `writer` field of a drawing object when it is an integer (or a string holding one), else nil.
+    public static func writer(of value: JSONValue) -> Int? {
+        switch value["writer"] {
+        case .number(let v)? where v == v.rounded() && abs(v) <= 1e15: return Int(v)
+        case .string(let s)?: return Int(s)
+        default: return nil
+        }
+    }
+
+    private static let pointShape = "a point [x, y], [x, y, t] or {\"x\": …, \"y\": …}"
+
+    private static func decodePoint(_ value: JSONValue, stroke s: Int, index i: Int, limits: StrokeLimits) throws -> StrokePoint {
+        // Paths are built only when an error is thrown: string work per point would dominate decoding.
+        var path: String { "strokes[\(s)][\(i)]" }
+        switch value {
+        case .array(let items):
+            guard items.count == 2 || items.count == 3 else {
+                throw DigitError(.format, at: path, "expected \(pointShape), found an array of \(items.count) element\(items.count == 1 ? "" : "s")")
+            }
+            let x = try coordinate(items[0], path: path + "[0]", limits: limits)
+            let y = try coordinate(items[1], path: path + "[1]", limits: limits)
+            let t = items.count == 3 ? try time(items[2], path: path + "[2]") : nil
+            return StrokePoint(x: x, y: y, t: t)
+        case .object:
+            guard let xValue = value["x"], let yValue = value["y"] else {
+                throw DigitError(.format, at: path, "a point object needs both \"x\" and \"y\"")
+            }
+            let x = try coordinate(xValue, path: path + ".x", limits: limits)
+            let y = try coordinate(yValue, path: path + ".y", limits: limits)
+            let t = try value["t"].map { try time($0, path: path + ".t") }
+            var p: Float?
+            if let pValue = value["p"] {
+                guard case .number(let v) = pValue else {
+                    throw DigitError(.format, at: path + ".p", "expected a pressure number in 0…1, found \(pValue.kindDescription)")
+                }
+                guard (0...1).contains(v) else {
+                    throw DigitError(.format, at: path + ".p", "pressure \(JSONValue.format(v)) is outside 0…1")
+                }
+                p = Float(v)
+            }
+            return StrokePoint(x: x, y: y, t: t, p: p)
+        default:
+            throw DigitError(.format, at: path, "expected \(pointShape), found \(value.kindDescription)")
+        }
+    }
+
+    private static func coordinate(_ value: JSONValue, path: @autoclosure () -> String, limits: StrokeLimits) throws -> Float {
+        guard case .number(let v) = value else {
+            throw DigitError(.format, at: path(), "expected a coordinate number, found \(value.kindDescription)")
+        }
+        // The parser never yields NaN or ±inf; a Drawing built elsewhere is checked by the rasterizer.
+        guard abs(v) <= limits.maxCoordinate else {
+            throw DigitError(.limit, at: path(),
+                             "coordinate \(JSONValue.format(v)) is outside the limit of ±\(JSONValue.format(limits.maxCoordinate))")
+        }
+        return Float(v)
+    }
+
+    private static func time(_ value: JSONValue, path: @autoclosure () -> String) throws -> Float {
+        guard case .number(let v) = value else {
+            throw DigitError(.format, at: path(), "expected a time in seconds, found \(value.kindDescription)")
+        }
+        let t = Float(v)
+        guard t.isFinite else {
+            throw DigitError(.format, at: path(), "time \(JSONValue.format(v)) is not finite as a 32-bit float")
+        }
+        return t
+    }
+
+    private static func decodeLabel(_ value: JSONValue?) throws -> String? {
+        switch value {
+        case nil, .null?:
+            return nil
+        case .string(let s)?:
+            guard s.utf8.count == 1, let byte = s.utf8.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                throw DigitError(.format, at: "label", "expected a digit \"0\"…\"9\", found the string \"\(s.prefix(20))\"")
+            }
+            return s
+        case .number(let v)?:
+            guard v == v.rounded(), (0...9).contains(v) else {
+                throw DigitError(.format, at: "label", "expected a digit 0…9, found the number \(JSONValue.format(v))")
+            }
+            return String(Int(v))
+        case let other?:
+            throw DigitError(.format, at: "label", "expected a digit \"0\"…\"9\", found \(other.kindDescription)")
+        }
+    }
+
+    private static func decodeCanvasSide(_ value: JSONValue?, path: String) throws -> Float? {
+        guard let value else { return nil }
+        guard case .number(let v) = value else {
+            throw DigitError(.format, at: path, "expected a positive number, found \(value.kindDescription)")
+        }
+        guard v > 0, v <= 1e9 else {
+            throw DigitError(.format, at: path, "canvas size must be in (0, 1e9], found \(JSONValue.format(v))")
+        }
+        return Float(v)
+    }
+
+    // MARK: Encoding
+
+    /// One line of compact JSON for `drawing`: `label` (when present), then the `extra` fields as
+    /// string values, then `canvas` (when known), then `strokes`. Points without `t` and `p` are
+    /// written as `[x, y]` pairs, others as objects. Numbers are printed in the shortest form that
+    /// reads back to the same `Float`. Extra keys that collide with `label`, `canvas` or `strokes`
+    /// are dropped; a non-finite coordinate (impossible in decoded input) is written as `null`.
+    public static func encode(_ drawing: Drawing, extra: [(String, String)] = []) -> String {
+        encode(drawing, fields: extra.map { JSONMember($0.0, .string($0.1)) })
+    }
+
+    /// Like `encode(_:extra:)`, with extra fields of any JSON type (such as `"writer": 12`).
+    public static func encode(_ drawing: Drawing, fields: [JSONMember]) -> String {
+        var out = "{"
+        var first = true
+        func key(_ name: String) {
+            if !first { out += "," }
+            first = false
+            JSONValue.writeString(name, to: &out)
+            out += ":"
+        }
+        if let label = drawing.label {
+            key("label")
+            JSONValue.writeString(label, to: &out)
+        }
+        var seen: Set<String> = ["label", "canvas", "strokes"]
+        for field in fields where seen.insert(field.key).inserted {
+            key(field.key)
+            field.value.write(to: &out)
+        }
+        if drawing.canvasWidth != nil || drawing.canvasHeight != nil {
+            key("canvas")
+            out += "{"
+            if let w = drawing.canvasWidth { out += "\"width\":" + format(w) }
+            if let h = drawing.canvasHeight { out += (drawing.canvasWidth == nil ? "" : ",") + "\"height\":" + format(h) }
+            out += "}"
+        }
+        key("strokes")
+        out += "["
+        for (s, stroke) in drawing.strokes.enumerated() {
+            if s > 0 { out += "," }
+            out += "["
+            for (i, point) in stroke.enumerated() {
+                if i > 0 { out += "," }
+                if point.t == nil && point.p == nil {
+                    out += "[" + format(point.x) + "," + format(point.y) + "]"
+                } else {
+                    out += "{\"x\":" + format(point.x) + ",\"y\":" + format(point.y)
+                    if let t = point.t { out += ",\"t\":" + format(t) }
+                    if let p = point.p { out += ",\"p\":" + format(p) }
+                    out += "}"
+                }
+            }
+            out += "]"
+        }
+        out += "]}"
+        return out
+    }
+
+    /// Shortest text that reads back to the same Float: `12`, `30.5`, `1e+07`, `-0.016`.
+    static func format(_ v: Float) -> String {
+        guard v.isFinite else { return "null" }
+        var text = v.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+}

@@ -1,0 +1,126 @@
+import DigitKit
+import Foundation
+
+struct EvalCommand: CLICommand {
+    static let name = "eval"
+    static let summary = "measure accuracy on MNIST or labelled drawings"
+    static let help = """
+    Usage: digits eval [options]                       the MNIST test set (Fixtures/mnist)
+           digits eval --data DIR [--split train|test]
+           digits eval --images FILE --labels FILE     any IDX pair (raw or .gz)
+           digits eval FILE|DIR                        labelled drawings: .jsonl, a folder of
+                                                       .json, or a UNIPEN file (.tra)
+
+    Reports accuracy, per-class precision and recall, the confusion matrix, the confidence
+    filter's coverage (share answered) and selective accuracy (share of answers that are right),
+    and the expected calibration error. The softmax temperature comes from the weight file (fitted
+    on the validation split when it was trained).
+
+    Options:
+      --weights FILE        weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
+      --threshold T         confidence needed to answer (default 0.9)
+      --json                print one JSON object instead of the table
+      --predictions FILE    write a TSV: index, label, predicted, confidence (written atomically)
+      --threads N           worker threads (default: all cores)
+
+    For drawings:
+      --writers LIST        only these writers (UNIPEN writer numbers or "writer" fields), e.g. 1,4,7
+      --exclude-writers L   all writers but these
+    \(rasterOptionsHelp)
+
+    \(CLI.exitCodesHelp)
+    """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let weightsPath = try args.option("--weights")
+        let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
+        let json = args.flag("--json")
+        let predictionsPath = try args.option("--predictions")
+        let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
+        let dataDir = try args.option("--data")
+        let split = try args.option("--split") ?? "test"
+        let imagesPath = try args.option("--images"), labelsPath = try args.option("--labels")
+        let writers = try parseWriters(try args.option("--writers"), "--writers")
+        let excluded = try parseWriters(try args.option("--exclude-writers"), "--exclude-writers")
+        let model = try loadModel(weightsPath)
+        let raster = try rasterOptions(&args, base: model.rasterOptions)
+        let rest = try args.positionals()
+        guard let splitValue = MNISTSet.Split(rawValue: split) else {
+            throw DigitError(.usage, "--split must be train or test, got '\(split)'")
+        }
+        guard (imagesPath == nil) == (labelsPath == nil) else {
+            throw DigitError(.usage, "--images and --labels go together")
+        }
+        let network = try model.makeNetwork()
+
+        let labels: [Int]
+        let probabilities: [Float]
+        if !rest.isEmpty {
+            guard rest.count == 1 else { throw DigitError(.usage, "expected one input file or folder, got \(rest.count)") }
+            let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
+            let records = try DrawingLoader.load(rest[0])
+            let result = DrawingEvaluation.evaluate(records, recognizer: recognizer) { writer in
+                if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
+                if let excluded, let w = writer, excluded.contains(w) { return false }
+                return true
+            }
+            for e in result.errors { printError("digits eval: \(e)") }
+            if result.unlabelled > 0 { printError("digits eval: \(result.unlabelled) drawings without a digit label were skipped") }
+            guard !result.labels.isEmpty else { throw DigitError(.format, file: rest[0], "no labelled drawings to evaluate") }
+            labels = result.labels
+            probabilities = result.probabilities
+        } else {
+            let set: MNISTSet
+            if let imagesPath, let labelsPath {
+                set = try MNISTSet.load(images: imagesPath, labels: labelsPath)
+            } else {
+                guard let dir = dataDir ?? Locations.mnistDirectory() else {
+                    throw DigitError(.io, "MNIST not found: pass --data DIR, set MNIST_DIR, or run scripts/fetch-mnist")
+                }
+                set = try MNISTSet.load(directory: dir, split: splitValue)
+            }
+            guard set.images.rows == 28, set.images.columns == 28 else {
+                throw DigitError(.format, file: imagesPath, "images are \(set.images.rows)×\(set.images.columns), the network needs 28×28")
+            }
+            labels = set.labels.map(Int.init)
+            let logits = BatchInference.logits(network, pixels: BatchInference.pixels(set), threads: threads)
+            probabilities = BatchInference.probabilities(logits, temperature: model.temperature)
+        }
+        let report = EvaluationReport(probabilities: probabilities, labels: labels, threshold: threshold,
+                                      temperature: model.temperature)
+        if let predictionsPath { try writePredictions(predictionsPath, probabilities: probabilities, labels: labels) }
+        print(json ? report.json : report.table, terminator: json ? "\n" : "")
+        return ExitCode.ok
+    }
+
+    static func parseWriters(_ text: String?, _ name: String) throws -> Set<Int>? {
+        guard let text else { return nil }
+        var set = Set<Int>()
+        for part in text.split(separator: ",") {
+            let bounds = part.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            if bounds.count == 1, let v = bounds[0] { set.insert(v) }
+            else if bounds.count == 2, let a = bounds[0], let b = bounds[1], a <= b, b - a < 100_000 { set.formUnion(a...b) }
+            else { throw DigitError(.usage, "\(name) takes numbers and ranges like 1,4,10-12, got '\(text)'") }
+        }
+        return set
+    }
+
+    static func writePredictions(_ path: String, probabilities: [Float], labels: [Int]) throws {
+        var text = "index\tlabel\tpredicted\tconfidence\n"
+        text.reserveCapacity(labels.count * 24)
+        for i in 0..<labels.count {
+            var best = 0
+            for c in 1..<10 where probabilities[i * 10 + c] > probabilities[i * 10 + best] { best = c }
+            text += "\(i)\t\(labels[i])\t\(best)\t\(String(format: "%.6f", probabilities[i * 10 + best]))\n"
+        }
+        try FileIO.writeAtomically(text, to: path)
+    }
+}
+
+/// Loads the weight file named by `--weights`, or the default one.
+func loadModel(_ path: String?) throws -> ModelFile {
+    guard let path = path ?? Locations.defaultWeights() else {
+        throw DigitError(.io, "no weight file: pass --weights FILE or set DIGITS_WEIGHTS (default Weights/mnist-cnn.safetensors)")
+    }
+    return try ModelFile.load(path: path)
+}

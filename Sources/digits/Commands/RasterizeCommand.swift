@@ -1,0 +1,87 @@
+import DigitKit
+import Foundation
+
+/// `digits rasterize FILE`: one drawing → the 28×28 network input, as PNG/PGM or ASCII.
+struct RasterizeCommand: CLICommand {
+    static let name = "rasterize"
+    static let summary = "draw one stroke drawing as the 28×28 network input (PNG, PGM or ASCII)"
+    static let help = """
+    Usage: digits rasterize FILE|DIR|- [--index N] (--out IMAGE.png|IMAGE.pgm [--scale K] | --ascii)
+
+    Rasterizes one drawing the way the recognizer sees it: anti-aliased strokes, the ink fitted
+    into a 20×20 box keeping its aspect ratio, its centre of mass at (14, 14) of a 28×28 frame,
+    white ink on black.
+
+    FILE is stroke JSON (.json), JSON Lines (.jsonl), a UNIPEN file (.tra/.tes/.unipen), a
+    directory of .json/.jsonl files, or - for standard input.
+
+    Options:
+      --index N          which drawing of the input, 0-based (default 0)
+      --out PATH         write an 8-bit grayscale image; .png or .pgm by extension
+      --scale K          enlarge the image K times, nearest neighbour, 1…64 (default 1)
+      --ascii            print the 28×28 buffer as text (two characters per pixel)
+    \(rasterOptionsHelp)
+
+    \(CLI.exitCodesHelp)
+    """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let index = try args.int("--index", default: 0, range: 0...Int.max)
+        let out = try args.option("--out")
+        let scale = try args.int("--scale", default: 1, range: 1...64)
+        let ascii = args.flag("--ascii")
+        let options = try rasterOptions(&args, base: RasterOptions())
+        let inputs = try args.positionals()
+        guard inputs.count == 1, let input = inputs.first else {
+            throw DigitError(.usage, "expected exactly one input (a file, a directory or -), got \(inputs.count)")
+        }
+        guard out != nil || ascii else { throw DigitError(.usage, "nothing to do: give --out IMAGE.png|IMAGE.pgm or --ascii") }
+        let format = out.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }
+        if let format, format != "png", format != "pgm" {
+            throw DigitError(.usage, "--out must end in .png or .pgm, got '\(out ?? "")'")
+        }
+
+        let records = try DrawingLoader.load(input)
+        guard index < records.count else {
+            throw DigitError(.usage, "--index \(index) is out of range: \(input) holds \(records.count) drawing\(records.count == 1 ? "" : "s")")
+        }
+        let drawing = try records[index].result.get()
+        if drawing.isEmpty { printError("digits rasterize: \(input): drawing \(index) is empty; the image is blank") }
+        let image = Rasterizer(options: options).rasterize(drawing)
+
+        if let out {
+            let size = Rasterizer.size
+            let gray = try ImageIO.upscale(ImageIO.grayBytes(image), width: size, height: size, factor: scale)
+            let bytes = format == "png"
+                ? try ImageIO.png(gray: gray, width: size * scale, height: size * scale)
+                : try ImageIO.pgm(gray: gray, width: size * scale, height: size * scale)
+            try FileIO.writeAtomically(bytes, to: out)
+        }
+        if ascii { print(ImageIO.ascii(image), terminator: "") }
+        return ExitCode.ok
+    }
+}
+
+/// The rasterizer options every stroke command accepts.
+let rasterOptionsHelp = [
+    "  --pen-width W      stroke width in output pixels (default: from the weight file, else \(RasterOptions().penWidth))",
+    "  --softness S       anti-aliased edge width in output pixels (default: weight file, else \(RasterOptions().softness))",
+    "  --smoothing MODE   none or catmullRom (default none)",
+    "  --minimum-extent F a drawing smaller than F × its canvas is enlarged no further",
+    "                     (default \(RasterOptions().minimumExtent); 0 = always fill the 20×20 box)",
+].joined(separator: "\n")
+
+/// Reads `--pen-width`, `--softness`, `--smoothing` and `--minimum-extent` over `base`.
+func rasterOptions(_ args: inout Arguments, base: RasterOptions) throws -> RasterOptions {
+    var options = base
+    options.penWidth = try args.float("--pen-width", default: options.penWidth, range: 0...20)
+    options.softness = try args.float("--softness", default: options.softness, range: 0...20)
+    options.minimumExtent = try args.float("--minimum-extent", default: options.minimumExtent, range: 0...1)
+    if let mode = try args.option("--smoothing") {
+        guard let smoothing = RasterOptions.Smoothing(rawValue: mode) else {
+            throw DigitError(.usage, "--smoothing must be one of \(RasterOptions.Smoothing.allCases.map(\.rawValue).joined(separator: ", ")), got '\(mode)'")
+        }
+        options.smoothing = smoothing
+    }
+    return options
+}

@@ -1,0 +1,74 @@
+import DigitKit
+import Foundation
+
+struct RecognizeCommand: CLICommand {
+    static let name = "recognize"
+    static let summary = "recognize drawn digits from stroke files (answers only when ≥ 90% sure)"
+    static let help = """
+    Usage: digits recognize FILE... | DIR | - [options]
+
+    For each drawing: the digit and its confidence, or ? with the best candidates when the top
+    probability is below the threshold. Inputs are stroke JSON (.json), JSON Lines (.jsonl),
+    UNIPEN (.tra/.tes/.unipen), a directory (all .json/.jsonl in it, sorted), or - (stdin).
+
+    Options:
+      --json              one JSON object per drawing, in input order:
+                          {"source":"a.jsonl","index":0,"digit":7,"confidence":0.993,
+                           "top":[[7,0.993],[1,0.004],[9,0.002]],"label":"7"}
+                          digit is null below the threshold; "label" is copied when present;
+                          an empty drawing has "digit":null,"confidence":0 and "empty":true
+      --threshold T       confidence needed to answer (default 0.9)
+      --weights FILE      weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
+    \(rasterOptionsHelp)
+
+    A drawing that cannot be read is reported on stderr (file, line, JSON path) and the others
+    are still answered; the exit code is then 1.
+
+    \(CLI.exitCodesHelp)
+    """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let json = args.flag("--json")
+        let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
+        let model = try loadModel(try args.option("--weights"))
+        let options = try rasterOptions(&args, base: model.rasterOptions)
+        let inputs = try args.positionals()
+        guard !inputs.isEmpty else { throw DigitError(.usage, "no input: give stroke files, a directory, or - for stdin") }
+        let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: options)
+        var failed = false
+        var out = ""
+        for input in inputs {
+            let records: [DrawingRecord]
+            do { records = try DrawingLoader.load(input) } catch let e as DigitError {
+                printError("digits recognize: \(e)")
+                failed = true
+                continue
+            }
+            for record in records {
+                switch record.result {
+                case let .failure(error):
+                    printError("digits recognize: \(error)")
+                    failed = true
+                case let .success(drawing):
+                    let r = recognizer.recognize(drawing)
+                    if json {
+                        out += r.jsonLine(source: record.source, index: record.index, label: drawing.label) + "\n"
+                    } else {
+                        out += "\(record.source)#\(record.index): \(describe(r))"
+                            + (drawing.label.map { "  (label \($0))" } ?? "") + "\n"
+                    }
+                }
+                if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }
+            }
+        }
+        print(out, terminator: "")
+        return failed ? ExitCode.badInput : ExitCode.ok
+    }
+
+    static func describe(_ r: Recognition) -> String {
+        if r.isEmpty { return "? empty drawing" }
+        let candidates = r.top.map { "\($0.digit) \(String(format: "%.1f%%", $0.probability * 100))" }.joined(separator: ", ")
+        if let d = r.digit { return "\(d)  \(String(format: "%.1f%%", r.confidence * 100))" }
+        return "?  not sure: \(candidates)"
+    }
+}

@@ -304,10 +304,10 @@ final class PadApp {
 
     private var isAutomated: Bool { !steps.isEmpty || options.exitWhenDone || options.screenshot != nil }
 
-    /// Pushes the scripted events that are due, at most a few hundred per frame so frames keep
-    /// coming during a storm.
+    /// Pushes the scripted events that are due, at most 64 per frame so that frames (and their
+    /// redraws) interleave with a storm or a fast replay as they would with real input.
     private func feedDueEvents() {
-        var budget = 256
+        var budget = 64
         let t = now
         while budget > 0, let item = feed.popDue(at: t) {
             push(item)

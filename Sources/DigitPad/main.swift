@@ -75,7 +75,8 @@ func main() -> Int32 {
     } catch {
         return fail(DigitError(.io, "\(error)"))
     }
-    let raster = RasterOptions()
+    // The ink is drawn as wide, relative to the canvas, as the network's pen relative to its box.
+    let raster = recognizer.rasterizer.options
     let app: PadApp
     do {
         app = try PadApp(options: options, recognizer: recognizer, inkWidth: raster.penWidth / raster.box,

@@ -15,7 +15,9 @@ struct PadProcess {
     /// The repository root, found from this file's location.
     static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let weights = repoRoot.appendingPathComponent("Weights/mnist-cnn.safetensors").path
+    /// The weights the tests use: `$DIGITS_WEIGHTS` when set (as the program itself would), else the shipped file.
+    static let weights = ProcessInfo.processInfo.environment["DIGITS_WEIGHTS"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? repoRoot.appendingPathComponent("Weights/mnist-cnn.safetensors").path
 
     static func fixture(_ path: String) -> String { repoRoot.appendingPathComponent("Fixtures/" + path).path }
 

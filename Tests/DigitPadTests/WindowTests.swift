@@ -2,7 +2,6 @@ import DigitKit
 import DigitPadKit
 import Foundation
 import XCTest
-@testable import DigitPad   // TEMPORARY: DrawingLoader stand-in until the strokes API is on main
 
 /// End-to-end tests of the `digitpad` binary, headless: replays and scripts go through SDL's
 /// event queue into the same handler as real input; answers come back as printed JSON lines and

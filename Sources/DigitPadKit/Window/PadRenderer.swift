@@ -237,9 +237,11 @@ extension PadController {
         return chars.isEmpty ? "" : String(chars) + "…"
     }
 
+    /// A probability as a percentage with one decimal, rounded down: 0.99997 shows as 99.9%,
+    /// never as a 100% the network did not give.
     private func percent(_ v: Float) -> String {
         let value = v.isFinite ? min(max(v, 0), 1) * 100 : 0
-        let tenths = Int((value * 10).rounded())
+        let tenths = Int((value * 10 + 1e-3).rounded(.down))
         return "\(tenths / 10).\(tenths % 10)%"
     }
 }

@@ -33,7 +33,7 @@ public enum PNGDecoder {
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             let data = Array(bytes[(offset + 8)..<(offset + 8 + length)])
             let crc = UInt32(u32(offset + 8 + length))
-            guard PNGEncoder.crc32(bytes[(offset + 4)..<(offset + 8 + length)]) == crc else {
+            guard ImageIO.crc32(bytes[(offset + 4)..<(offset + 8 + length)]) == crc else {
                 throw fail(offset, "CRC mismatch in chunk \(type)")
             }
             switch type {
@@ -149,7 +149,7 @@ public enum PNGDecoder {
         guard reader.position + 4 <= data.count else { throw fail("missing Adler-32") }
         let p = reader.position
         let stored = UInt32(data[p]) << 24 | UInt32(data[p + 1]) << 16 | UInt32(data[p + 2]) << 8 | UInt32(data[p + 3])
-        guard stored == PNGEncoder.adler32(out) else { throw fail("Adler-32 mismatch") }
+        guard stored == ImageIO.adler32(out) else { throw fail("Adler-32 mismatch") }
         return out
     }
 

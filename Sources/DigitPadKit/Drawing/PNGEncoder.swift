@@ -1,4 +1,7 @@
-/// A small PNG writer for screenshots: 8-bit RGB (colour type 2), no interlace
+import DigitKit
+
+/// A small PNG writer for screenshots: 8-bit RGB (colour type 2; DigitKit's `ImageIO` writes
+/// gray only), no interlace
 /// (PNG specification, ISO/IEC 15948). Each row gets the Sub or Up filter, whichever leaves
 /// smaller residuals; the zlib stream (RFC 1950) is one DEFLATE block with the fixed Huffman
 /// code (RFC 1951 §3.2.6) and greedy LZ77 matching over a 32 KiB window. Flat interface
@@ -60,7 +63,7 @@ public enum PNGEncoder {
         out.bytes = [0x78, 0x01]
         deflateFixed(data, into: &out)
         out.flush()
-        appendBigEndian(adler32(data), to: &out.bytes)
+        appendBigEndian(ImageIO.adler32(data), to: &out.bytes)
         return out.bytes
     }
 
@@ -178,36 +181,7 @@ public enum PNGEncoder {
         writeSymbol(256, &out)   // end of block
     }
 
-    // MARK: - Checksums and chunks
-
-    static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    static func crc32<S: Sequence>(_ bytes: S) -> UInt32 where S.Element == UInt8 {
-        var c: UInt32 = 0xFFFF_FFFF
-        for b in bytes { c = crcTable[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
-        return c ^ 0xFFFF_FFFF
-    }
-
-    static func adler32(_ bytes: [UInt8]) -> UInt32 {
-        var a: UInt32 = 1, b: UInt32 = 0
-        var i = 0
-        // 5552 bytes is the most that can be summed before b could overflow 32 bits.
-        while i < bytes.count {
-            let end = min(i + 5552, bytes.count)
-            for k in i..<end {
-                a += UInt32(bytes[k])
-                b += a
-            }
-            a %= 65521
-            b %= 65521
-            i = end
-        }
-        return b << 16 | a
-    }
+    // MARK: - Chunks (checksums from DigitKit's ImageIO)
 
     static func appendBigEndian(_ v: UInt32, to bytes: inout [UInt8]) {
         bytes += [UInt8(truncatingIfNeeded: v >> 24), UInt8(truncatingIfNeeded: v >> 16),
@@ -219,6 +193,6 @@ public enum PNGEncoder {
         let typeBytes = Array(type.utf8)
         png += typeBytes
         png += data
-        appendBigEndian(crc32(typeBytes + data), to: &png)
+        appendBigEndian(ImageIO.crc32(typeBytes + data), to: &png)
     }
 }

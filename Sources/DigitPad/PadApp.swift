@@ -27,7 +27,10 @@ final class PadApp {
     private var lastRecognition: Recognition?
     private var liveWanted = false
     private var printIndex = 0
+    /// Wall time and the frame loop's own CPU time of every frame that drew input: on a busy
+    /// machine the first includes waiting for a core, the second does not.
     private var stats = FrameStats()
+    private var cpuStats = FrameStats()
     private var needsPresent = true
     private var finished = false
     private var screenshotTaken = false
@@ -65,6 +68,7 @@ final class PadApp {
             let timeout = waitTimeout()
             let got = timeout < 0 ? SDL_WaitEvent(&event) : SDL_WaitEventTimeout(&event, timeout)
             let batchStart = DispatchTime.now().uptimeNanoseconds
+            let cpuStart = PadApp.threadCPUMilliseconds()
             var drew = false
             if got != 0 {
                 repeat { drew = handle(&event) || drew } while SDL_PollEvent(&event) != 0
@@ -76,11 +80,16 @@ final class PadApp {
                 needsPresent = false
                 if drew {
                     stats.add(milliseconds: Double(DispatchTime.now().uptimeNanoseconds - batchStart) / 1e6)
+                    cpuStats.add(milliseconds: PadApp.threadCPUMilliseconds() - cpuStart)
                 }
             }
             advanceScript()
         }
-        if options.frameStats { FileHandle.standardError.write(Data("digitpad: \(stats.summary)\n".utf8)) }
+        if options.frameStats {
+            let cpu = cpuStats.summary.split(separator: "·").dropFirst().prefix(2)
+                .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " · ")
+            FileHandle.standardError.write(Data("digitpad: \(stats.summary) (frame loop CPU: \(cpu))\n".utf8))
+        }
         return exitCode
     }
 
@@ -100,10 +109,12 @@ final class PadApp {
             case SDLEvents.windowEvent(SDL_WINDOWEVENT_SIZE_CHANGED), SDLEvents.windowEvent(SDL_WINDOWEVENT_RESIZED):
                 // The event's numbers are not trusted: the renderer says how big the picture is.
                 let size = window.outputSize
+                window.setNeedsFullCopy()
                 input = .resize(width: size.width, height: size.height)
             case SDLEvents.windowEvent(SDL_WINDOWEVENT_EXPOSED), SDLEvents.windowEvent(SDL_WINDOWEVENT_RESTORED),
                  SDLEvents.windowEvent(SDL_WINDOWEVENT_SHOWN):
                 needsPresent = true
+                window.setNeedsFullCopy()
             case SDLEvents.windowEvent(SDL_WINDOWEVENT_FOCUS_LOST), SDLEvents.windowEvent(SDL_WINDOWEVENT_LEAVE):
                 input = .focusLost
             case SDLEvents.windowEvent(SDL_WINDOWEVENT_CLOSE):
@@ -465,6 +476,12 @@ final class PadApp {
     }
 
     static func key(_ path: String, _ index: Int) -> String { "\(index)#\(path)" }
+
+    static func threadCPUMilliseconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return Double(t.tv_sec) * 1e3 + Double(t.tv_nsec) / 1e6
+    }
 }
 
 /// Scripted events waiting to be pushed, in order, each with the time it is due.

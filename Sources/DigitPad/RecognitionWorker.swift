@@ -76,6 +76,9 @@ final class RecognitionWorker: @unchecked Sendable {
     }
 
     private func runOne() {
+        // On Linux a nice value belongs to the calling thread: the network yields to the frame
+        // loop when the cores are busy, so drawing stays smooth while an answer is computed.
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
         lock.lock()
         guard !pending.isEmpty else { lock.unlock(); return }
         let request = pending.removeFirst()

@@ -44,7 +44,29 @@ final class SDLWindow {
         window = w
         renderer = r
         windowID = SDL_GetWindowID(w)
+        var info = SDL_RendererInfo()
+        if SDL_GetRendererInfo(r, &info) == 0 {
+            isSoftware = info.flags & SDL_RENDERER_SOFTWARE.rawValue != 0
+            rendererName = info.name.map { String(cString: $0) } ?? "unknown"
+        }
     }
+
+    /// The software renderer draws straight into the window's pixels, which persist between
+    /// frames, so only the changed rectangle needs copying; GPU renderers need the whole picture
+    /// every frame (their back buffer is undefined after presenting).
+    private(set) var isSoftware = false
+    private(set) var rendererName = "unknown"
+    private var needsFullCopy = true
+
+    /// Our pixels are 0xFFRRGGBB, valid both as ARGB8888 and as RGB888 (XRGB, top byte unused);
+    /// taking the window's format when it is one of them makes the software copy a plain memcpy.
+    private var textureFormat: UInt32 {
+        let format = SDL_GetWindowPixelFormat(window)
+        return format == SDL_PIXELFORMAT_RGB888.rawValue ? format : CSDL2_PixelFormatARGB8888()
+    }
+
+    /// The next `present` copies the whole picture (after the window was exposed or resized).
+    func setNeedsFullCopy() { needsFullCopy = true }
 
     deinit {
         if let texture { SDL_DestroyTexture(texture) }
@@ -98,25 +120,37 @@ final class SDLWindow {
     func present(_ surface: inout Surface, capture: Bool = false) -> Capture? {
         if texture == nil || textureWidth != surface.width || textureHeight != surface.height {
             if let texture { SDL_DestroyTexture(texture) }
-            texture = SDL_CreateTexture(renderer, CSDL2_PixelFormatARGB8888(), Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+            texture = SDL_CreateTexture(renderer, textureFormat, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
                                         Int32(surface.width), Int32(surface.height))
+            // The picture is opaque: copying it is enough. (Blending, SDL's default for a format
+            // with alpha, made the software renderer ten times slower.)
+            if let texture { SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_NONE) }
             textureWidth = surface.width
             textureHeight = surface.height
             surface.markDirty(surface.bounds)
+            needsFullCopy = true
         }
         guard let texture else { return nil }
         let dirty = surface.takeDirty()
-        if !dirty.isEmpty {
-            var rect = SDL_Rect(x: Int32(dirty.x), y: Int32(dirty.y), w: Int32(dirty.width), h: Int32(dirty.height))
-            let width = surface.width
-            surface.pixels.withUnsafeBytes { raw in
-                guard let base = raw.baseAddress else { return }
-                _ = SDL_UpdateTexture(texture, &rect, base + (dirty.y * width + dirty.x) * 4, Int32(width * 4))
+        let width = surface.width
+        surface.pixels.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            for d in dirty {
+                var rect = SDL_Rect(x: Int32(d.x), y: Int32(d.y), w: Int32(d.width), h: Int32(d.height))
+                _ = SDL_UpdateTexture(texture, &rect, base + (d.y * width + d.x) * 4, Int32(width * 4))
             }
         }
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
-        SDL_RenderClear(renderer)
-        SDL_RenderCopy(renderer, texture, nil, nil)
+        // The texture covers the whole output, so there is nothing to clear first.
+        let output = outputSize
+        if isSoftware && !needsFullCopy && !capture && output.width == surface.width && output.height == surface.height {
+            for d in dirty {
+                var rect = SDL_Rect(x: Int32(d.x), y: Int32(d.y), w: Int32(d.width), h: Int32(d.height))
+                SDL_RenderCopy(renderer, texture, &rect, &rect)
+            }
+        } else {
+            SDL_RenderCopy(renderer, texture, nil, nil)
+            needsFullCopy = false
+        }
         var captured: Capture?
         if capture {
             let o = outputSize

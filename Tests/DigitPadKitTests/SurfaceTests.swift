@@ -9,8 +9,22 @@ final class SurfaceTests: XCTestCase {
         XCTAssertEqual(s.pixel(0, 6), 0xFFFF_0000)
         XCTAssertEqual(s.pixel(9, 7), 0xFFFF_0000)
         XCTAssertEqual(s.pixel(9, 5), 0xFF00_0000)
-        XCTAssertEqual(s.takeDirty(), PixelRect(x: 0, y: 6, width: 10, height: 2))
+        XCTAssertEqual(s.takeDirty(), [PixelRect(x: 0, y: 6, width: 10, height: 2)])
         XCTAssertTrue(s.takeDirty().isEmpty)
+    }
+
+    func testSurface_DistantChangesStaySeparateDirtyRectanglesAndTouchingOnesMerge() {
+        var s = Surface(width: 100, height: 100)
+        _ = s.takeDirty()
+        s.fill(PixelRect(x: 0, y: 0, width: 10, height: 10), RGB(0xFFFFFF))
+        s.fill(PixelRect(x: 80, y: 80, width: 10, height: 10), RGB(0xFFFFFF))
+        s.fill(PixelRect(x: 5, y: 5, width: 10, height: 10), RGB(0xFFFFFF))
+        XCTAssertEqual(s.takeDirty(), [PixelRect(x: 80, y: 80, width: 10, height: 10), PixelRect(x: 0, y: 0, width: 15, height: 15)])
+        for i in 0..<20 { s.fill(PixelRect(x: i * 5, y: 0, width: 1, height: 1), RGB(0)) }
+        let rects = s.takeDirty()
+        XCTAssertLessThanOrEqual(rects.count, Surface.maxDirtyRects, "too many are merged")
+        XCTAssertEqual(rects.reduce(PixelRect.zero) { $0.union($1) }, PixelRect(x: 0, y: 0, width: 96, height: 1))
+        for i in rects.indices { for j in rects.indices where j > i { XCTAssertTrue(rects[i].intersection(rects[j]).isEmpty) } }
     }
 
     func testSurface_SizesAreClampedToAtLeastOnePixel() {

@@ -79,8 +79,12 @@ public struct Surface {
     public private(set) var width: Int
     public private(set) var height: Int
     public var pixels: [UInt32]
-    /// The part changed since the last `takeDirty()`, for partial texture uploads.
-    public private(set) var dirty: PixelRect
+    /// The parts changed since the last `takeDirty()`, for partial texture uploads: at most
+    /// `maxDirtyRects` rectangles (a stroke segment and a panel card far apart stay two small
+    /// rectangles instead of one that spans the window); overlapping ones are merged.
+    public private(set) var dirty: [PixelRect]
+
+    public static let maxDirtyRects = 8
 
     /// Largest accepted side; larger requests are clamped (a 16384² surface is 1 GiB).
     public static let maxSide = 8192
@@ -90,7 +94,7 @@ public struct Surface {
         self.width = w
         self.height = h
         pixels = Array(repeating: fill.argb, count: w * h)
-        dirty = PixelRect(x: 0, y: 0, width: w, height: h)
+        dirty = [PixelRect(x: 0, y: 0, width: w, height: h)]
     }
 
     /// Coordinates beyond ±1e6 pixels are refused by the ink functions: squared distances of
@@ -106,14 +110,31 @@ public struct Surface {
         self = Surface(width: width, height: height, fill: fill)
     }
 
-    /// Returns the changed region and forgets it.
-    public mutating func takeDirty() -> PixelRect {
-        defer { dirty = .zero }
+    /// Returns the changed rectangles (disjoint) and forgets them.
+    public mutating func takeDirty() -> [PixelRect] {
+        defer { dirty = [] }
         return dirty
     }
 
     public mutating func markDirty(_ rect: PixelRect) {
-        dirty = dirty.union(rect.intersection(bounds))
+        var r = rect.intersection(bounds)
+        if r.isEmpty { return }
+        // Absorb every rectangle this one touches, until it touches none.
+        var merged = true
+        while merged {
+            merged = false
+            for (i, d) in dirty.enumerated() where !d.intersection(r).isEmpty || d.union(r) == d || d.union(r) == r {
+                r = r.union(d)
+                dirty.remove(at: i)
+                merged = true
+                break
+            }
+        }
+        if dirty.count >= Surface.maxDirtyRects {
+            dirty = [dirty.reduce(r) { $0.union($1) }]
+        } else {
+            dirty.append(r)
+        }
     }
 
     public func pixel(_ x: Int, _ y: Int) -> UInt32 {

@@ -88,7 +88,7 @@ final class PadApp {
         if options.frameStats {
             let cpu = cpuStats.summary.split(separator: "·").dropFirst().prefix(2)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " · ")
-            FileHandle.standardError.write(Data("digitpad: \(stats.summary) (frame loop CPU: \(cpu))\n".utf8))
+            FileHandle.standardError.write(Data("digitpad: \(stats.summary) (frame loop CPU: \(cpu); renderer \(window.rendererName))\n".utf8))
         }
         return exitCode
     }

@@ -222,7 +222,7 @@ final class WindowTests: XCTestCase {
         let run = try PadProcess.run(["--replay", seven, "--replay-rate", "120", "--frame-stats", "--exit"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let line = try XCTUnwrap(run.stderr.split(separator: "\n").last.map(String.init))
-        XCTAssertNotNil(line.range(of: #"^digitpad: frames \d+ · p50 \d+\.\d\d ms · p99 \d+\.\d\d ms · max \d+\.\d\d ms \(frame loop CPU: p50 \d+\.\d\d ms · p99 \d+\.\d\d ms\)$"#,
+        XCTAssertNotNil(line.range(of: #"^digitpad: frames \d+ · p50 \d+\.\d\d ms · p99 \d+\.\d\d ms · max \d+\.\d\d ms \(frame loop CPU: p50 \d+\.\d\d ms · p99 \d+\.\d\d ms; renderer software\)$"#,
                                    options: .regularExpression), line)
         let frames = Int(line.split(separator: " ")[2]) ?? 0
         XCTAssertGreaterThanOrEqual(frames, 3, "frames while drawing are counted")

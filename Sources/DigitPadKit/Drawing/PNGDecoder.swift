@@ -65,6 +65,11 @@ public enum PNGDecoder {
         guard channels > 0 else { throw fail(8, "no IHDR chunk") }
         guard sawEnd else { throw fail(offset, "no IEND chunk") }
         let stride = width * channels
+        // DEFLATE expands at most 1032:1 (258-byte matches of 2 bits): a header claiming more than
+        // that of the data it came with is refused before anything is allocated for it.
+        guard (stride + 1) * height <= idat.count * 1032 + 1024 else {
+            throw fail(16, "image size \(width)×\(height) needs more data than the \(idat.count) compressed bytes can hold")
+        }
         let raw = try inflateZlib(idat, expected: (stride + 1) * height, file: file)
         guard raw.count == (stride + 1) * height else {
             throw DigitError(.format, file: file, "image data is \(raw.count) bytes, expected \((stride + 1) * height)")

@@ -65,7 +65,7 @@ final class PNGCodecTests: XCTestCase {
         // A header that claims 8000×8000 pixels for a few bytes of data is refused up front.
         var huge = png
         huge.replaceSubrange(16..<24, with: [0, 0, 0x1F, 0x40, 0, 0, 0x1F, 0x40])
-        let crc = ImageIO.crc32(huge[12..<29])
+        let crc = ImageIO.crc32(Array(huge[12..<29]))
         huge.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
         XCTAssertThrowsError(try PNGDecoder.decode(huge)) { error in
             XCTAssertTrue("\(error)".contains("needs more data than the"), "\(error)")

@@ -9,6 +9,8 @@ import XCTest
 final class WindowTests: XCTestCase {
     let seven = PadProcess.fixture("window/seven.json")
     let four = PadProcess.fixture("window/four-two-strokes.json")
+    /// A smaller window where the default size is not the point: less to draw and encode in a debug build.
+    let small = "640x400"
 
     func testWindow_HelpPrintsUsageAndExitsZero() throws {
         let run = try PadProcess.run(["--help"])
@@ -93,7 +95,7 @@ final class WindowTests: XCTestCase {
         let dir = try PadProcess.temporaryFolder()
         let touch = dir.appendingPathComponent("touch.png").path, mouse = dir.appendingPathComponent("mouse.png").path
         let run = try PadProcess.run(["--script", "touch \(four); print; snapshot \(touch); clear; draw \(four); print; snapshot \(mouse)",
-                                      "--replay-rate", "0", "--exit"])
+                                      "--replay-rate", "0", "--exit", "--size", small])
         XCTAssertEqual(run.status, 0, run.stderr)
         let answers = try run.lines.map { try PrintedAnswer($0) }
         XCTAssertEqual(answers.count, 2)
@@ -117,7 +119,7 @@ final class WindowTests: XCTestCase {
             "draw \(four)", "click clear", "snapshot \(shot("button-clear"))",
             "draw \(four)", "key c", "snapshot \(shot("key-c"))",
         ].joined(separator: "; ")
-        let run = try PadProcess.run(["--script", script, "--replay-rate", "0", "--exit"])
+        let run = try PadProcess.run(["--script", script, "--replay-rate", "0", "--exit", "--size", small])
         XCTAssertEqual(run.status, 0, run.stderr)
         let both = try Screenshot(shot("both")), undo = try Screenshot(shot("undo"))
         let inkBoth = both.ink(in: both.layout.canvas), inkUndo = undo.ink(in: undo.layout.canvas)
@@ -138,7 +140,7 @@ final class WindowTests: XCTestCase {
     func testWindow_SavedDrawingLoadsBackWithDrawingLoader() throws {
         let dir = try PadProcess.temporaryFolder()
         let run = try PadProcess.run(["--save-dir", dir.path, "--script", "draw \(four); label 9; save; print",
-                                      "--replay-rate", "0", "--exit"])
+                                      "--replay-rate", "0", "--exit", "--size", small])
         XCTAssertEqual(run.status, 0, run.stderr)
         let saved = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }
         XCTAssertEqual(saved.count, 1, "\(saved)")
@@ -150,7 +152,7 @@ final class WindowTests: XCTestCase {
         XCTAssertEqual(drawing.label, "9", "the digit key pressed last sets the label")
         let side = try XCTUnwrap(drawing.canvasWidth)
         XCTAssertEqual(drawing.canvasHeight, side)
-        XCTAssertEqual(side, Float(PadLayout(width: 1040, height: 620).canvas.width))
+        XCTAssertEqual(side, Float(PadLayout(width: 640, height: 400).canvas.width))
         let original = try DrawingLoader.load(four)[0].result.get()
         XCTAssertEqual(drawing.strokes.count, original.strokes.count)
         for (s, o) in zip(drawing.strokes, original.strokes) {
@@ -211,7 +213,7 @@ final class WindowTests: XCTestCase {
     func testWindow_AStormOfRandomEventsLeavesItRunningAndResponsive() throws {
         let dir = try PadProcess.temporaryFolder()
         let run = try PadProcess.run(["--save-dir", dir.path, "--script", "storm 4000 11; clear; draw \(seven); print",
-                                      "--replay-rate", "0", "--exit"], timeout: 120)
+                                      "--replay-rate", "0", "--exit", "--size", small], timeout: 120)
         XCTAssertEqual(run.status, 0, run.stderr)
         let answer = try PrintedAnswer(try XCTUnwrap(run.lines.last, "no answer after the storm"))
         XCTAssertEqual(answer.digit, 7)

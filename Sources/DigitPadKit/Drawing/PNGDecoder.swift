@@ -33,7 +33,7 @@ public enum PNGDecoder {
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             let data = Array(bytes[(offset + 8)..<(offset + 8 + length)])
             let crc = UInt32(u32(offset + 8 + length))
-            guard ImageIO.crc32(bytes[(offset + 4)..<(offset + 8 + length)]) == crc else {
+            guard ImageIO.crc32(Array(bytes[(offset + 4)..<(offset + 8 + length)])) == crc else {
                 throw fail(offset, "CRC mismatch in chunk \(type)")
             }
             switch type {
@@ -75,126 +75,177 @@ public enum PNGDecoder {
             throw DigitError(.format, file: file, "image data is \(raw.count) bytes, expected \((stride + 1) * height)")
         }
         var pixels = [UInt32](repeating: 0, count: width * height)
-        var previous = [UInt8](repeating: 0, count: stride)
-        var row = [UInt8](repeating: 0, count: stride)
-        for y in 0..<height {
-            let base = y * (stride + 1)
-            let filter = raw[base]
-            for i in 0..<stride {
-                let x = raw[base + 1 + i]
-                let a = i >= channels ? row[i - channels] : 0
-                let b = previous[i]
-                let c = i >= channels ? previous[i - channels] : 0
-                switch filter {
-                case 0: row[i] = x
-                case 1: row[i] = x &+ a
-                case 2: row[i] = x &+ b
-                case 3: row[i] = x &+ UInt8((Int(a) + Int(b)) / 2)
-                case 4:
-                    let p = Int(a) + Int(b) - Int(c)
-                    let pa = abs(p - Int(a)), pb = abs(p - Int(b)), pc = abs(p - Int(c))
-                    row[i] = x &+ (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)
-                default:
-                    throw DigitError(.format, file: file, at: "row \(y)", "unknown filter type \(filter)")
+        var rows = [UInt8](repeating: 0, count: 2 * stride)   // the previous row, then the current one
+        var badFilter: (row: Int, type: UInt8)?
+        raw.withUnsafeBufferPointer { raw in
+            pixels.withUnsafeMutableBufferPointer { pixels in
+                rows.withUnsafeMutableBufferPointer { rows in
+                    var previous = 0, current = stride
+                    for y in 0..<height {
+                        let base = y * (stride + 1)
+                        let filter = raw[base]
+                        guard filter <= 4 else { badFilter = (y, filter); return }
+                        for i in 0..<stride {
+                            let x = raw[base + 1 + i]
+                            let a = i >= channels ? rows[current + i - channels] : 0
+                            let b = rows[previous + i]
+                            let c = i >= channels ? rows[previous + i - channels] : 0
+                            switch filter {
+                            case 0: rows[current + i] = x
+                            case 1: rows[current + i] = x &+ a
+                            case 2: rows[current + i] = x &+ b
+                            case 3: rows[current + i] = x &+ UInt8((Int(a) + Int(b)) / 2)
+                            default:
+                                let p = Int(a) + Int(b) - Int(c)
+                                let pa = abs(p - Int(a)), pb = abs(p - Int(b)), pc = abs(p - Int(c))
+                                rows[current + i] = x &+ (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)
+                            }
+                        }
+                        for x in 0..<width {
+                            let p = current + x * channels
+                            let r = UInt32(rows[p])
+                            let g = channels == 1 ? r : UInt32(rows[p + 1])
+                            let b = channels == 1 ? r : UInt32(rows[p + 2])
+                            pixels[y * width + x] = 0xFF00_0000 | r << 16 | g << 8 | b
+                        }
+                        swap(&previous, &current)
+                    }
                 }
             }
-            for x in 0..<width {
-                let p = x * channels
-                let (r, g, b) = channels == 1 ? (row[p], row[p], row[p]) : (row[p], row[p + 1], row[p + 2])
-                pixels[y * width + x] = 0xFF00_0000 | UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
-            }
-            swap(&previous, &row)
+        }
+        if let badFilter {
+            throw DigitError(.format, file: file, at: "row \(badFilter.row)", "unknown filter type \(badFilter.type)")
         }
         return Image(width: width, height: height, pixels: pixels)
     }
 
-    /// Inflates a zlib stream of stored and fixed-Huffman blocks, refusing to grow past `expected` bytes.
+    /// The fixed literal/length code (RFC 1951 §3.2.6) as a table indexed by the next 9 input
+    /// bits (least significant first): the symbol and how many of those bits its code takes.
+    static let fixedTable: [(symbol: Int, length: Int)] = {
+        var table = [(symbol: Int, length: Int)](repeating: (0, 0), count: 512)
+        for (symbol, code) in PNGEncoder.fixedCodes.enumerated() {
+            var fill = Int(code.bits)
+            while fill < 512 {
+                table[fill] = (symbol, code.length)
+                fill += 1 << code.length
+            }
+        }
+        return table
+    }()
+
+    /// Inflates a zlib stream of stored and fixed-Huffman blocks into exactly `expected` bytes at most.
     static func inflateZlib(_ data: [UInt8], expected: Int, file: String?) throws -> [UInt8] {
         func fail(_ message: String) -> DigitError { DigitError(.format, file: file, at: "zlib stream", message) }
         guard data.count >= 6, data[0] & 0x0F == 8, (Int(data[0]) << 8 | Int(data[1])) % 31 == 0 else {
             throw fail("bad zlib header")
         }
+        var out = [UInt8](repeating: 0, count: expected)
+        var produced = 0
         var reader = BitReader(bytes: data, position: 2)
-        var out: [UInt8] = []
-        out.reserveCapacity(expected)
-        var final = false
-        while !final {
-            final = try reader.bits(1) == 1
-            switch try reader.bits(2) {
-            case 0:
-                reader.alignToByte()
-                let length = try reader.bits(16), complement = try reader.bits(16)
-                guard length ^ 0xFFFF == complement else { throw fail("stored block length check failed") }
-                for _ in 0..<length { out.append(UInt8(try reader.bits(8))) }
-            case 1:
-                while true {
-                    let symbol = try fixedSymbol(&reader)
-                    if symbol < 256 {
-                        out.append(UInt8(symbol))
-                    } else if symbol == 256 {
-                        break
-                    } else {
-                        let li = symbol - 257
-                        guard li < PNGEncoder.lengthBase.count else { throw fail("bad length symbol \(symbol)") }
-                        let length = PNGEncoder.lengthBase[li] + (try reader.bits(PNGEncoder.lengthExtra[li]))
-                        let di = try reader.code(5)
-                        guard di < PNGEncoder.distanceBase.count else { throw fail("bad distance symbol \(di)") }
-                        let distance = PNGEncoder.distanceBase[di] + (try reader.bits(PNGEncoder.distanceExtra[di]))
-                        guard distance <= out.count else { throw fail("distance \(distance) reaches before the start") }
-                        for _ in 0..<length { out.append(out[out.count - distance]) }
+        try out.withUnsafeMutableBufferPointer { out in
+            var final = false
+            while !final {
+                final = try reader.bits(1) == 1
+                switch try reader.bits(2) {
+                case 0:
+                    reader.alignToByte()
+                    let length = try reader.bits(16), complement = try reader.bits(16)
+                    guard length ^ 0xFFFF == complement else { throw fail("stored block length check failed") }
+                    guard length <= expected - produced else { throw fail("more data than the image holds") }
+                    for _ in 0..<length {
+                        out[produced] = UInt8(try reader.bits(8))
+                        produced += 1
                     }
-                    guard out.count <= expected else { throw fail("more data than the image holds") }
+                case 1:
+                    while true {
+                        let entry = fixedTable[try reader.peek(9)]
+                        reader.skip(entry.length)
+                        let symbol = entry.symbol
+                        if symbol < 256 {
+                            guard produced < expected else { throw fail("more data than the image holds") }
+                            out[produced] = UInt8(symbol)
+                            produced += 1
+                        } else if symbol == 256 {
+                            break
+                        } else {
+                            let li = symbol - 257
+                            guard li < PNGEncoder.lengthBase.count else { throw fail("bad length symbol \(symbol)") }
+                            let length = PNGEncoder.lengthBase[li] + (try reader.bits(PNGEncoder.lengthExtra[li]))
+                            let di = Int(PNGEncoder.reversed(UInt32(try reader.bits(5)), 5))
+                            guard di < PNGEncoder.distanceBase.count else { throw fail("bad distance symbol \(di)") }
+                            let distance = PNGEncoder.distanceBase[di] + (try reader.bits(PNGEncoder.distanceExtra[di]))
+                            guard distance <= produced else { throw fail("distance \(distance) reaches before the start") }
+                            guard length <= expected - produced else { throw fail("more data than the image holds") }
+                            for _ in 0..<length {
+                                out[produced] = out[produced - distance]
+                                produced += 1
+                            }
+                        }
+                    }
+                default:
+                    throw fail("block type not supported (stored and fixed Huffman only)")
                 }
-            default:
-                throw fail("block type not supported (stored and fixed Huffman only)")
             }
-            guard out.count <= expected else { throw fail("more data than the image holds") }
         }
         reader.alignToByte()
         guard reader.position + 4 <= data.count else { throw fail("missing Adler-32") }
         let p = reader.position
+        out.removeLast(expected - produced)
         let stored = UInt32(data[p]) << 24 | UInt32(data[p + 1]) << 16 | UInt32(data[p + 2]) << 8 | UInt32(data[p + 3])
         guard stored == ImageIO.adler32(out) else { throw fail("Adler-32 mismatch") }
         return out
     }
 
-    static func fixedSymbol(_ reader: inout BitReader) throws -> Int {
-        var code = try reader.code(7)
-        if code <= 0x17 { return 256 + code }
-        code = code << 1 | (try reader.bits(1))
-        if code >= 0x30 && code <= 0xBF { return code - 0x30 }
-        if code >= 0xC0 && code <= 0xC7 { return 280 + code - 0xC0 }
-        code = code << 1 | (try reader.bits(1))
-        if code >= 0x190 && code <= 0x1FF { return 144 + code - 0x190 }
-        throw DigitError(.format, at: "zlib stream", "invalid fixed Huffman code")
-    }
-
+    /// Reads DEFLATE's least-significant-bit-first stream through a 64-bit buffer.
     struct BitReader {
         let bytes: [UInt8]
+        /// The next byte not yet in `buffer`.
         var position: Int
-        var bit = 0
+        var buffer: UInt64 = 0
+        var count = 0
+
+        init(bytes: [UInt8], position: Int) {
+            self.bytes = bytes
+            self.position = position
+        }
+
+        private mutating func refill() {
+            while count <= 56 && position < bytes.count {
+                buffer |= UInt64(bytes[position]) << UInt64(count)
+                position += 1
+                count += 8
+            }
+        }
+
+        /// The next `n` (≤ 32) bits without consuming them; missing bits past the end read as 0
+        /// until consumed.
+        mutating func peek(_ n: Int) throws -> Int {
+            if count < n { refill() }
+            if count == 0 { throw DigitError(.format, at: "zlib stream", "truncated data") }
+            return Int(buffer & ((1 << UInt64(n)) - 1))
+        }
+
+        mutating func skip(_ n: Int) {
+            buffer >>= UInt64(n)
+            count -= n
+        }
 
         /// `n` bits, least significant first.
         mutating func bits(_ n: Int) throws -> Int {
-            var value = 0
-            for i in 0..<n {
-                guard position < bytes.count else { throw DigitError(.format, at: "zlib stream", "truncated data") }
-                value |= Int(bytes[position] >> UInt8(bit) & 1) << i
-                bit += 1
-                if bit == 8 { bit = 0; position += 1 }
-            }
+            if n == 0 { return 0 }
+            if count < n { refill() }
+            guard count >= n else { throw DigitError(.format, at: "zlib stream", "truncated data") }
+            let value = Int(buffer & ((1 << UInt64(n)) - 1))
+            skip(n)
             return value
         }
 
-        /// A Huffman code of `n` bits, most significant first.
-        mutating func code(_ n: Int) throws -> Int {
-            var value = 0
-            for _ in 0..<n { value = value << 1 | (try bits(1)) }
-            return value
-        }
-
+        /// Drops the bits left in the current byte; bytes already buffered are given back.
         mutating func alignToByte() {
-            if bit != 0 { bit = 0; position += 1 }
+            skip(count % 8)
+            position -= count / 8
+            buffer = 0
+            count = 0
         }
     }
 }

@@ -14,34 +14,37 @@ public enum PNGEncoder {
         guard width > 0, height > 0, width <= 1 << 20, height <= 1 << 20,
               argb.count >= width * height else { return nil }
         let stride = width * 3
-        var raw = [UInt8]()
-        raw.reserveCapacity((stride + 1) * height)
-        var previous = [UInt8](repeating: 0, count: stride)
-        var current = [UInt8](repeating: 0, count: stride)
-        var sub = [UInt8](repeating: 0, count: stride)
-        var up = [UInt8](repeating: 0, count: stride)
-        for y in 0..<height {
-            for x in 0..<width {
-                let p = argb[y * width + x]
-                current[3 * x] = UInt8(truncatingIfNeeded: p >> 16)
-                current[3 * x + 1] = UInt8(truncatingIfNeeded: p >> 8)
-                current[3 * x + 2] = UInt8(truncatingIfNeeded: p)
+        var raw = [UInt8](repeating: 0, count: (stride + 1) * height)
+        // Raw pointers: this runs over every byte of the picture, and tests run debug builds.
+        argb.withUnsafeBufferPointer { pixels in
+            raw.withUnsafeMutableBufferPointer { out in
+                for y in 0..<height {
+                    let rowStart = y * width
+                    var subCost = 0, upCost = 0
+                    for x in 0..<width {
+                        let p = pixels[rowStart + x]
+                        let left = x > 0 ? pixels[rowStart + x - 1] : 0
+                        let above = y > 0 ? pixels[rowStart + x - width] : 0
+                        for shift in [16, 8, 0] as [UInt32] {
+                            let v = UInt8(truncatingIfNeeded: p >> shift)
+                            subCost += Int(Int8(bitPattern: v &- UInt8(truncatingIfNeeded: left >> shift)).magnitude)
+                            upCost += Int(Int8(bitPattern: v &- UInt8(truncatingIfNeeded: above >> shift)).magnitude)
+                        }
+                    }
+                    let useUp = y > 0 && upCost < subCost
+                    var o = y * (stride + 1)
+                    out[o] = useUp ? 2 : 1
+                    o += 1
+                    for x in 0..<width {
+                        let p = pixels[rowStart + x]
+                        let reference = useUp ? pixels[rowStart + x - width] : (x > 0 ? pixels[rowStart + x - 1] : 0)
+                        out[o] = UInt8(truncatingIfNeeded: p >> 16) &- UInt8(truncatingIfNeeded: reference >> 16)
+                        out[o + 1] = UInt8(truncatingIfNeeded: p >> 8) &- UInt8(truncatingIfNeeded: reference >> 8)
+                        out[o + 2] = UInt8(truncatingIfNeeded: p) &- UInt8(truncatingIfNeeded: reference)
+                        o += 3
+                    }
+                }
             }
-            var subCost = 0, upCost = 0
-            for i in 0..<stride {
-                sub[i] = current[i] &- (i >= 3 ? current[i - 3] : 0)
-                up[i] = current[i] &- previous[i]
-                subCost += Int(Int8(bitPattern: sub[i]).magnitude)
-                upCost += Int(Int8(bitPattern: up[i]).magnitude)
-            }
-            if y > 0 && upCost < subCost {
-                raw.append(2)
-                raw.append(contentsOf: up)
-            } else {
-                raw.append(1)
-                raw.append(contentsOf: sub)
-            }
-            swap(&previous, &current)
         }
 
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -74,20 +77,13 @@ public enum PNGEncoder {
 
         /// Appends the low `n` bits of `value`, least significant first (DEFLATE's bit order).
         mutating func write(_ value: UInt32, _ n: Int) {
-            buffer |= UInt64(value & ((1 << n) - 1)) << UInt64(count)
+            buffer |= UInt64(value & ((1 << UInt32(n)) - 1)) << UInt64(count)
             count += n
             while count >= 8 {
                 bytes.append(UInt8(truncatingIfNeeded: buffer))
                 buffer >>= 8
                 count -= 8
             }
-        }
-
-        /// Appends a Huffman code of `n` bits, which DEFLATE stores most significant bit first.
-        mutating func writeCode(_ code: UInt32, _ n: Int) {
-            var reversed: UInt32 = 0
-            for i in 0..<n where code & (1 << UInt32(i)) != 0 { reversed |= 1 << UInt32(n - 1 - i) }
-            write(reversed, n)
         }
 
         mutating func flush() {
@@ -107,24 +103,42 @@ public enum PNGEncoder {
     static let distanceExtra: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6,
                                        7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
 
-    /// The fixed literal/length code of symbol 0…287.
-    static func writeSymbol(_ symbol: Int, _ out: inout BitWriter) {
+    /// Reverses the low `n` bits: Huffman codes are stored most significant bit first.
+    static func reversed(_ code: UInt32, _ n: Int) -> UInt32 {
+        var r: UInt32 = 0
+        for i in 0..<n where code & (1 << UInt32(i)) != 0 { r |= 1 << UInt32(n - 1 - i) }
+        return r
+    }
+
+    /// The fixed literal/length code of each symbol 0…287, bit-reversed, with its length.
+    static let fixedCodes: [(bits: UInt32, length: Int)] = (0..<288).map { symbol in
         switch symbol {
-        case 0...143: out.writeCode(UInt32(0x30 + symbol), 8)
-        case 144...255: out.writeCode(UInt32(0x190 + symbol - 144), 9)
-        case 256...279: out.writeCode(UInt32(symbol - 256), 7)
-        default: out.writeCode(UInt32(0xC0 + symbol - 280), 8)
+        case 0...143: return (reversed(UInt32(0x30 + symbol), 8), 8)
+        case 144...255: return (reversed(UInt32(0x190 + symbol - 144), 9), 9)
+        case 256...279: return (reversed(UInt32(symbol - 256), 7), 7)
+        default: return (reversed(UInt32(0xC0 + symbol - 280), 8), 8)
         }
     }
 
+    /// For each match length 3…258 (index = length): its length code index into `lengthBase`.
+    static let lengthIndex: [Int] = (0...258).map { length in
+        var i = lengthBase.count - 1
+        while i > 0 && lengthBase[i] > length { i -= 1 }
+        return i
+    }
+
+    static func writeSymbol(_ symbol: Int, _ out: inout BitWriter) {
+        let code = fixedCodes[symbol]
+        out.write(code.bits, code.length)
+    }
+
     static func writeMatch(length: Int, distance: Int, _ out: inout BitWriter) {
-        var li = lengthBase.count - 1
-        while lengthBase[li] > length { li -= 1 }
+        let li = lengthIndex[length]
         writeSymbol(257 + li, &out)
         if lengthExtra[li] > 0 { out.write(UInt32(length - lengthBase[li]), lengthExtra[li]) }
         var di = distanceBase.count - 1
         while distanceBase[di] > distance { di -= 1 }
-        out.writeCode(UInt32(di), 5)
+        out.write(reversed(UInt32(di), 5), 5)
         if distanceExtra[di] > 0 { out.write(UInt32(distance - distanceBase[di]), distanceExtra[di]) }
     }
 
@@ -133,48 +147,52 @@ public enum PNGEncoder {
         out.write(1, 2)   // BTYPE 01: fixed Huffman codes
         let window = 32768, maxMatch = 258, minMatch = 3, chainLimit = 16
         let hashSize = 1 << 15
-        var head = [Int32](repeating: -1, count: hashSize)
-        var prev = [Int32](repeating: -1, count: window)
+        var headStorage = [Int32](repeating: -1, count: hashSize)
+        var prevStorage = [Int32](repeating: -1, count: window)
         data.withUnsafeBufferPointer { d in
-            let n = d.count
-            func hash(_ i: Int) -> Int {
-                (Int(d[i]) << 10 ^ Int(d[i + 1]) << 5 ^ Int(d[i + 2])) & (hashSize - 1)
-            }
-            func insert(_ i: Int) {
-                guard i + minMatch <= n else { return }
-                let h = hash(i)
-                prev[i & (window - 1)] = head[h]
-                head[h] = Int32(i)
-            }
-            var i = 0
-            while i < n {
-                var bestLength = 0, bestDistance = 0
-                if i + minMatch <= n {
-                    var candidate = Int(head[hash(i)])
-                    var steps = 0
-                    let limit = min(maxMatch, n - i)
-                    while candidate >= 0 && i - candidate <= window && steps < chainLimit {
-                        var length = 0
-                        while length < limit && d[candidate + length] == d[i + length] { length += 1 }
-                        if length > bestLength {
-                            bestLength = length
-                            bestDistance = i - candidate
-                            if length == limit { break }
-                        }
-                        let next = Int(prev[candidate & (window - 1)])
-                        if next >= candidate { break }   // the slot was reused by a newer position
-                        candidate = next
-                        steps += 1
+            headStorage.withUnsafeMutableBufferPointer { head in
+                prevStorage.withUnsafeMutableBufferPointer { prev in
+                    let n = d.count
+                    func hash(_ i: Int) -> Int {
+                        (Int(d[i]) << 10 ^ Int(d[i + 1]) << 5 ^ Int(d[i + 2])) & (hashSize - 1)
                     }
-                }
-                if bestLength >= minMatch {
-                    writeMatch(length: bestLength, distance: bestDistance, &out)
-                    for k in 0..<bestLength { insert(i + k) }
-                    i += bestLength
-                } else {
-                    writeSymbol(Int(d[i]), &out)
-                    insert(i)
-                    i += 1
+                    func insert(_ i: Int) {
+                        guard i + minMatch <= n else { return }
+                        let h = hash(i)
+                        prev[i & (window - 1)] = head[h]
+                        head[h] = Int32(i)
+                    }
+                    var i = 0
+                    while i < n {
+                        var bestLength = 0, bestDistance = 0
+                        if i + minMatch <= n {
+                            var candidate = Int(head[hash(i)])
+                            var steps = 0
+                            let limit = min(maxMatch, n - i)
+                            while candidate >= 0 && i - candidate <= window && steps < chainLimit {
+                                var length = 0
+                                while length < limit && d[candidate + length] == d[i + length] { length += 1 }
+                                if length > bestLength {
+                                    bestLength = length
+                                    bestDistance = i - candidate
+                                    if length == limit { break }
+                                }
+                                let next = Int(prev[candidate & (window - 1)])
+                                if next >= candidate { break }   // the slot was reused by a newer position
+                                candidate = next
+                                steps += 1
+                            }
+                        }
+                        if bestLength >= minMatch {
+                            writeMatch(length: bestLength, distance: bestDistance, &out)
+                            for k in 0..<bestLength { insert(i + k) }
+                            i += bestLength
+                        } else {
+                            writeSymbol(Int(d[i]), &out)
+                            insert(i)
+                            i += 1
+                        }
+                    }
                 }
             }
         }

@@ -220,6 +220,44 @@ final class WindowTests: XCTestCase {
         XCTAssertLessThan(run.seconds, 60)
     }
 
+    func testWindow_AnIdleWindowSleepsInsteadOfSpinning() throws {
+        let process = Process()
+        process.executableURL = PadProcess.binary
+        process.arguments = ["--weights", PadProcess.weights, "--size", small]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = "offscreen"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        // CPU ticks (utime + stime, 1/100 s) from /proc: what the process used, however busy the machine is.
+        func ticks() throws -> Int {
+            let stat = try String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            XCTAssertGreaterThan(fields.count, 13, stat)
+            return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+        }
+        // Wait for the start (first frame, first recognition) to be over: a quiet half second.
+        var last = try ticks()
+        for _ in 0..<20 {
+            Thread.sleep(forTimeInterval: 0.5)
+            let now = try ticks()
+            defer { last = now }
+            if now - last <= 2 { break }
+        }
+        XCTAssertTrue(process.isRunning)
+        let before = try ticks()
+        Thread.sleep(forTimeInterval: 2)
+        let used = try ticks() - before
+        // SDL's offscreen driver cannot block and checks for events every millisecond (under
+        // 1 % of a core); a spinning loop would use all 200 ticks.
+        XCTAssertLessThan(used, 20, "\(used) ticks of CPU in 2 s of idling")
+    }
+
     func testWindow_FrameTimesAreReported() throws {
         let run = try PadProcess.run(["--replay", seven, "--replay-rate", "60", "--frame-stats", "--exit"])
         XCTAssertEqual(run.status, 0, run.stderr)

@@ -2,9 +2,11 @@ import Foundation
 
 /// Synthetic drawings that are not digits, for outlier exposure (Hendrycks, Mazeika, Dietterich
 /// 2019): trained toward the uniform distribution, they teach the model to be unsure — and the
-/// 0.9 filter to refuse — on dots, tangles, stars, spirals, zigzags and lone dashes, instead of
-/// calling a dot a "1". Shapes that are plausible digits (an oval, a square that reads as 0, a
-/// single vertical bar) are deliberately not generated. Label: `NonDigitSamples.label` (-1).
+/// 0.9 filter to refuse — on dots, tangles, spirals and zigzags, instead of calling a dot a "1".
+/// Shapes that are plausible digits or parts of digits (an oval, a square that reads as 0, a
+/// straight bar, crossing lines, a dash) are deliberately not generated: a first model trained
+/// with stars, dashes and grids among the non-digits lost 0.36 points of MNIST accuracy, mostly
+/// 7s read as 1s and 9s read as 4s. Label: `NonDigitSamples.label` (-1).
 public struct NonDigitSamples: SampleSource {
     public static let label = -1
     public let count: Int
@@ -26,7 +28,7 @@ public struct NonDigitSamples: SampleSource {
         var options = raster
         options.penWidth = g.uniform(1.6, 3.2)
         options.minimumExtent = 0
-        Rasterizer(options: options).rasterize(Self.shape(kind: i % 7, rng: &g), into: UnsafeMutableBufferPointer(start: pixels, count: 784))
+        Rasterizer(options: options).rasterize(Self.shape(kind: i % 4, rng: &g), into: UnsafeMutableBufferPointer(start: pixels, count: 784))
         rng = g
     }
 
@@ -48,31 +50,16 @@ public struct NonDigitSamples: SampleSource {
                 y = min(max(y + rng.uniform(-25, 25), 0), 100)
             }
             strokes = [s]
-        case 2: // a star: 3 to 6 lines through one point
-            let cx = rng.uniform(40, 60), cy = rng.uniform(40, 60), r = rng.uniform(25, 45)
-            let n = 3 + Int(rng.next() % 4)
-            let a0 = rng.uniform(0, .pi)
-            strokes = (0..<n).map { k in
-                let a = a0 + Float(k) * .pi / Float(n)
-                return [p(cx - r * cos(a), cy - r * sin(a)), p(cx + r * cos(a), cy + r * sin(a))]
-            }
-        case 3: // a spiral of 2.5 to 4 turns
+        case 2: // a spiral of 2.5 to 4 turns
             let turns = rng.uniform(2.5, 4), cx = rng.uniform(45, 55), cy = rng.uniform(45, 55)
             let dir: Float = rng.nextFloat() < 0.5 ? 1 : -1
             strokes = [(0..<120).map { k in
                 let t = Float(k) / 119, a = dir * t * turns * 2 * .pi, r = 3 + 40 * t
                 return p(cx + r * cos(a), cy + r * sin(a))
             }]
-        case 4: // a zigzag of 5 to 9 teeth
+        default: // a zigzag of 5 to 9 teeth
             let teeth = 5 + Int(rng.next() % 5), h = rng.uniform(10, 40), y0 = rng.uniform(30, 70)
             strokes = [(0...(2 * teeth)).map { k in p(5 + 90 * Float(k) / Float(2 * teeth), y0 + (k % 2 == 0 ? 0 : h)) }]
-        case 5: // a lone dash, horizontal-ish
-            let y = rng.uniform(30, 70), slope = rng.uniform(-0.15, 0.15), len = rng.uniform(30, 90)
-            strokes = [[p(50 - len / 2, y - slope * len / 2), p(50 + len / 2, y + slope * len / 2)]]
-        default: // a grid or hatch: 3-5 parallel lines crossed by 3-5 others
-            let n = 3 + Int(rng.next() % 3), m = 3 + Int(rng.next() % 3)
-            strokes = (0..<n).map { k in let y = 10 + 80 * Float(k) / Float(n - 1); return [p(10, y), p(90, y)] }
-                + (0..<m).map { k in let x = 10 + 80 * Float(k) / Float(m - 1); return [p(x, 10), p(x, 90)] }
         }
         return Drawing(strokes: strokes)
     }

@@ -41,7 +41,7 @@ public struct TrainingOptions: Sendable, Equatable {
     /// A stable text of every option that shapes the result, stored in checkpoints so a resume
     /// with different options is refused.
     public var fingerprint: String {
-        "arch=\(architecture) epochs=\(epochs) batch=\(batchSize) lr=\(learningRate) momentum=\(momentum) "
+        "arch=\(architecture.map(\.description).joined(separator: ",")) epochs=\(epochs) batch=\(batchSize) lr=\(learningRate) momentum=\(momentum) "
             + "wd=\(weightDecay) warmup=\(warmupEpochs) schedule=\(schedule.rawValue) seed=\(seed) augment=\(augment) "
             + "mean=\(inputMean) std=\(inputStd) data=\(dataTag)"
     }
@@ -99,7 +99,11 @@ public final class Trainer {
 
     deinit { labels.deallocate() }
 
-    public var parameterCount: Int { network.exportTensors().values.reduce(0) { $0 + $1.count } }
+    /// Trainable parameters (batch-norm running statistics are not parameters).
+    public var parameterCount: Int {
+        network.exportTensors().filter { !$0.key.hasSuffix(".running_mean") && !$0.key.hasSuffix(".running_var") }
+            .values.reduce(0) { $0 + $1.count }
+    }
     public var multiplyAdds: Int { network.multiplyAdds }
 
     /// Trains for `options.epochs` epochs, resuming from `checkpoint` when it exists and matches,

@@ -17,7 +17,8 @@ enum SDLEvents {
         if isRepeat { return nil }
         switch sym {
         case code(SDLK_ESCAPE): return .quit
-        case code(SDLK_c), code(SDLK_DELETE): return .clear
+        case code(SDLK_c): return ctrl ? nil : .clear   // Ctrl+C means copy elsewhere: it must not wipe a drawing
+        case code(SDLK_DELETE): return .clear
         case code(SDLK_s): return .save
         case code(SDLK_o): return .open
         case code(SDLK_0)...code(SDLK_9): return ctrl ? nil : .digit(Int(sym - code(SDLK_0)))

@@ -137,6 +137,16 @@ final class WindowTests: XCTestCase {
         }
     }
 
+    func testWindow_KeysWithModifiersAreNotMistakenForCommands() throws {
+        // Ctrl+C is copy elsewhere and must not clear; Delete clears like C.
+        let run = try PadProcess.run(["--script", "draw \(seven); key ctrl+c; print; key delete; print",
+                                      "--replay-rate", "0", "--exit", "--size", small])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let answers = try run.lines.map { try PrintedAnswer($0) }
+        XCTAssertEqual(answers.map(\.digit), [7, nil])
+        XCTAssertTrue(run.lines.last?.contains("\"empty\":true") == true, run.stdout)
+    }
+
     func testWindow_SavedDrawingLoadsBackWithDrawingLoader() throws {
         let dir = try PadProcess.temporaryFolder()
         let run = try PadProcess.run(["--save-dir", dir.path, "--script", "draw \(four); label 9; save; print",

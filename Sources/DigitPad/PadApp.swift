@@ -41,8 +41,11 @@ final class PadApp {
     /// Live recognition while drawing only when an answer takes less than this (seconds).
     private static let liveLimit = 0.05
 
-    init(options: PadOptions, recognizer: DigitRecognizer, inkWidth: Float, scriptDrawings: [String: Drawing]) throws {
+    /// `openRecords`: the drawings of `--open`, read before the window opened.
+    init(options: PadOptions, recognizer: DigitRecognizer, inkWidth: Float, scriptDrawings: [String: Drawing],
+         openRecords: [DrawingRecord]?) throws {
         self.options = options
+        if let path = options.open, let openRecords { openCache = (path, openRecords) }
         self.scriptDrawings = scriptDrawings
         var steps = options.script
         if let replay = options.replay { steps.insert(.draw(path: replay, index: 0, touch: false), at: 0) }

@@ -29,6 +29,8 @@ final class SDLWindow {
             throw DigitError(.io, "cannot open a window: \(message)")
         }
         SDL_SetWindowMinimumSize(w, 320, 240)
+        // Keys are commands here, not text: no text input events, no input-method popups.
+        SDL_StopTextInput()
         // Accelerated when there is a GPU, else software. Headless drivers get the software
         // renderer: an offscreen GL surface keeps its first size, so resizes would be lost.
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""

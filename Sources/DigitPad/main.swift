@@ -67,8 +67,12 @@ func main() -> Int32 {
     }
     let recognizer: DigitRecognizer
     let drawings: [String: Drawing]
+    var openRecords: [DrawingRecord]?
     do {
         drawings = try loadScriptDrawings(options)
+        // A file named on the command line that cannot be read stops the program, as in `digits`;
+        // one bad drawing inside it only shows as an error when it is opened.
+        if let path = options.open { openRecords = try DrawingLoader.load(path) }
         recognizer = try DigitRecognizer(weightsPath: options.weights, threshold: options.threshold)
     } catch let error as DigitError {
         return fail(error)
@@ -80,7 +84,7 @@ func main() -> Int32 {
     let app: PadApp
     do {
         app = try PadApp(options: options, recognizer: recognizer, inkWidth: raster.penWidth / raster.box,
-                         scriptDrawings: drawings)
+                         scriptDrawings: drawings, openRecords: openRecords)
     } catch {
         FileHandle.standardError.write(Data("digitpad: \(error)\n".utf8))
         return PadExit.noWindow

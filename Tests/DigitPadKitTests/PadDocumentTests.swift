@@ -17,6 +17,16 @@ final class PadDocumentTests: XCTestCase {
         XCTAssertEqual(drawing.canvasHeight, 400)
     }
 
+    func testDocument_PixelPositionsComeBackWholeAfterTheTripThroughCanvasUnits() {
+        var d = PadDocument()
+        let side: Float = 561
+        d.begin(x: 286 / side, y: 17 / side, time: nil)
+        d.extend(x: 123.5 / side, y: 560 / side, time: nil)
+        let points = d.drawing(side: side).strokes[0]
+        XCTAssertEqual(points.map(\.x), [286, 123.5])
+        XCTAssertEqual(points.map(\.y), [17, 560])
+    }
+
     func testDocument_PointsOffTheCanvasStayOnItsEdgeAndNaNBecomesZero() {
         var d = PadDocument()
         d.begin(x: -3, y: 7, time: nil)

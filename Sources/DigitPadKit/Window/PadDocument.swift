@@ -94,10 +94,12 @@ public struct PadDocument: Equatable, Sendable {
     }
 
     /// The drawing in pixels of a canvas `side` pixels wide, with `canvas` set to side × side:
-    /// what the recognizer gets and what is saved.
+    /// what the recognizer gets and what is saved. Coordinates are rounded to 1/100 pixel, so a
+    /// mouse position (whole pixels) comes out whole and saved files stay short.
     public func drawing(side: Float) -> Drawing {
+        func pixels(_ v: Float) -> Float { (v * side * 100).rounded() / 100 }
         let scaled = strokes.map { stroke in
-            stroke.map { StrokePoint(x: $0.x * side, y: $0.y * side, t: $0.t, p: $0.p) }
+            stroke.map { StrokePoint(x: pixels($0.x), y: pixels($0.y), t: $0.t, p: $0.p) }
         }
         return Drawing(strokes: scaled, label: label, canvasWidth: side, canvasHeight: side)
     }

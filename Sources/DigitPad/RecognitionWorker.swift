@@ -33,6 +33,20 @@ final class RecognitionWorker: @unchecked Sendable {
     init(recognizer: DigitRecognizer, wake: @escaping @Sendable () -> Void) {
         self.recognizer = recognizer
         self.wake = wake
+        running = true
+        queue.async { self.warmUp() }
+    }
+
+    /// One recognition of a dot before any request: it measures how long an answer takes (which
+    /// decides whether the window recognizes live while drawing) and warms the caches.
+    private func warmUp() {
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = recognizer.recognize(Drawing(strokes: [[StrokePoint(x: 0, y: 0)]]))
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        lock.lock()
+        lastSeconds = seconds
+        running = false
+        lock.unlock()
     }
 
     /// Queues a request. Requests not marked `keep` that are still waiting are dropped: only
@@ -76,9 +90,6 @@ final class RecognitionWorker: @unchecked Sendable {
     }
 
     private func runOne() {
-        // On Linux a nice value belongs to the calling thread: the network yields to the frame
-        // loop when the cores are busy, so drawing stays smooth while an answer is computed.
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)
         lock.lock()
         guard !pending.isEmpty else { lock.unlock(); return }
         let request = pending.removeFirst()

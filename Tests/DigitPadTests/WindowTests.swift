@@ -76,9 +76,12 @@ final class WindowTests: XCTestCase {
     }
 
     func testWindow_ClearDigitsAreRecognizedThroughTheMousePath() throws {
+        // A thin 1 (aspect kept), a two-stroke 4 and a self-crossing 8: the window's path from mouse
+        // events to the recognizer; the recognizer's accuracy on every fixture is DigitKit's test.
+        // (A debug build needs about half a second per recognition, hence not all ten.)
         var script: [String] = []
         var expected: [Int] = []
-        for digit in 0...9 {
+        for digit in [1, 4, 8] {
             let path = PadProcess.fixture("strokes/digit-\(digit)-a.json")
             XCTAssertTrue(FileManager.default.fileExists(atPath: path), "missing fixture \(path)")
             script += ["draw \(path)", "print", "clear"]
@@ -86,7 +89,8 @@ final class WindowTests: XCTestCase {
         }
         script += ["draw \(seven)", "print", "clear", "draw \(four)", "print"]
         expected += [7, 4]
-        let run = try PadProcess.run(["--script", script.joined(separator: "; "), "--replay-rate", "0", "--exit"])
+        let run = try PadProcess.run(["--script", script.joined(separator: "; "), "--replay-rate", "0", "--exit",
+                                      "--size", small])
         XCTAssertEqual(run.status, 0, run.stderr)
         let answers = try run.lines.map { try PrintedAnswer($0) }
         XCTAssertEqual(answers.map(\.digit), expected.map { Optional($0) })

@@ -38,6 +38,13 @@ final class PadApp {
     private var exitCode: Int32 = 0
     private let started = DispatchTime.now().uptimeNanoseconds
 
+    /// An answer waiting for its turn on the panel while a stroke is drawn.
+    private var heldAnswer: AnswerView?
+    private var lastPanelUpdate = 0.0
+    /// Shortest time between two panel updates while drawing (seconds): 20 a second is live
+    /// enough to watch, and frames in between only draw ink.
+    private static let panelInterval = 0.05
+
     /// Live recognition while drawing only when an answer takes less than this (seconds).
     private static let liveLimit = 0.05
 
@@ -205,9 +212,17 @@ final class PadApp {
                 emit(r.jsonLine(source: "window", index: printIndex, label: answer.request.drawing.label))
             }
             if answer.request.revision >= controller.answer.revision { lastRecognition = r }
-            controller.show(AnswerView(digit: r.digit, confidence: r.confidence, probabilities: r.probabilities,
-                                       raster: r.raster, isEmpty: r.isEmpty, threshold: r.threshold,
-                                       revision: answer.request.revision))
+            let view = AnswerView(digit: r.digit, confidence: r.confidence, probabilities: r.probabilities,
+                                  raster: r.raster, isEmpty: r.isEmpty, threshold: r.threshold,
+                                  revision: answer.request.revision)
+            if view.revision >= (heldAnswer?.revision ?? Int.min) { heldAnswer = view }
+        }
+        // While a stroke is drawn the panel follows at most every `panelInterval`, so most frames
+        // only add ink; otherwise an answer shows at once.
+        if let view = heldAnswer, !controller.document.isStroking || now - lastPanelUpdate >= PadApp.panelInterval {
+            controller.show(view)
+            heldAnswer = nil
+            lastPanelUpdate = now
         }
         if liveWanted && worker.isFree {
             liveWanted = false
@@ -220,7 +235,7 @@ final class PadApp {
         printIndex += 1
     }
 
-    private var isSettled: Bool { worker.isIdle && !liveWanted }
+    private var isSettled: Bool { worker.isIdle && !liveWanted && heldAnswer == nil }
 
     // MARK: - Save and open
 
@@ -311,7 +326,10 @@ final class PadApp {
     /// short poll while a script waits for an answer.
     private func waitTimeout() -> Int32 {
         if stormRemaining > 0 { return 0 }
-        if let due = feed.nextDue { return Int32(min(max((due - now) * 1000, 0), 1000).rounded(.up)) }
+        var wake: Double?
+        if heldAnswer != nil { wake = lastPanelUpdate + PadApp.panelInterval }
+        if let due = feed.nextDue { wake = min(wake ?? due, due) }
+        if let wake { return Int32(min(max((wake - now) * 1000, 0), 1000).rounded(.up)) }
         if stepIndex < steps.count || (!finished && isAutomated) { return 5 }
         return -1
     }

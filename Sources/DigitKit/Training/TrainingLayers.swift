@@ -273,6 +273,18 @@ final class BatchNormLayer: TrainingLayer {
             for k in 0..<c { dBeta[k] += Float(s[k]); dGamma[k] += Float(s[c + k]) }
         }
         guard needInputGrad else { return nil }
+        if !ctx.training {
+            // Eval mode normalizes with the running statistics, which do not depend on the input:
+            // the layer is the affine map x ↦ γ·(x - mean)·invStd + β.
+            let a = (0..<c).map { gamma.value[$0] * invStd[$0] }
+            ctx.parallel { _, images in
+                for n in images {
+                    let d = dy.pointer + n * per, o = dInput.pointer + n * per
+                    for i in 0..<pixels { for k in 0..<c { o[i * c + k] = a[k] * d[i * c + k] } }
+                }
+            }
+            return dInput
+        }
         var s = [Double](repeating: 0, count: 2 * c)
         for chunk in 0..<ctx.chunks.count { for k in 0..<(2 * c) { s[k] += partials[chunk][k] } }
         let m = Float(ctx.count * pixels)
@@ -365,14 +377,18 @@ final class MaxPoolLayer: TrainingLayer {
     }
 }
 
-/// Inverted dropout (training only; the identity at inference), in place.
+/// Inverted dropout (training only; the identity at inference). It writes its own output buffer
+/// rather than working in place: a max-pooling layer before it keeps its output to find, in
+/// backward, the input that held each maximum, and scaled or zeroed values would match none.
 final class DropoutLayer: TrainingLayer {
     let rate: Float
     private let mask: FloatBuffer
+    private let output: FloatBuffer
 
     init(shape: ActivationShape, rate: Float, capacity: Int) {
         self.rate = rate
         mask = FloatBuffer(count: capacity * shape.count)
+        output = FloatBuffer(count: capacity * shape.count)
         super.init(inShape: shape, outShape: shape, capacity: capacity)
     }
 
@@ -383,14 +399,14 @@ final class DropoutLayer: TrainingLayer {
         ctx.parallel { _, images in
             for n in images {
                 var rng = base.derived(UInt64(n))
-                let p = x.pointer + n * per, m = mask.pointer + n * per
+                let p = x.pointer + n * per, m = mask.pointer + n * per, o = output.pointer + n * per
                 for i in 0..<per {
                     m[i] = rng.nextFloat() < keep ? scale : 0
-                    p[i] *= m[i]
+                    o[i] = p[i] * m[i]
                 }
             }
         }
-        return x
+        return output
     }
 
     override func backward(_ dy: FloatBuffer, _ ctx: BatchContext, needInputGrad: Bool) -> FloatBuffer? {

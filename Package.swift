@@ -41,9 +41,11 @@ let package = Package(
             swiftSettings: kernelSettings),
 
         // MARK: - Tests
+        // "digits" is a dependency so that `swift test` builds the executable before the tests:
+        // CLITests run .build/<config>/digits as a separate process.
         .testTarget(
             name: "DigitKitTests",
-            dependencies: ["DigitKit"],
+            dependencies: ["DigitKit", "digits"],
             swiftSettings: kernelSettings),
     ]
 )

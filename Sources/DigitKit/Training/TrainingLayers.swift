@@ -466,21 +466,29 @@ final class LinearLayer: TrainingLayer {
 
     override func backward(_ dy: FloatBuffer, _ ctx: BatchContext, needInputGrad: Bool) -> FloatBuffer? {
         guard let x = input else { return nil }
-        precondition(outPadded == 16, "linear backward supports up to 16 outputs")
+        let op = outPadded
         ctx.parallel { chunk, images in
             let dW = weight.chunkGrads[chunk].pointer, dB = bias.chunkGrads[chunk].pointer
             for n in images {
                 let d = dy.pointer + n * outCount, xi = x.pointer + n * inCount
-                var dv = SIMD16<Float>()
-                for o in 0..<outCount { dv[o] = d[o]; dB[o] += d[o] }
-                for i in 0..<inCount {
-                    store(madd(load(dW + i * 16), SIMD16(repeating: xi[i]), dv), dW + i * 16)
-                }
+                for o in 0..<outCount { dB[o] += d[o] }
                 if needInputGrad {
                     let di = dInput.pointer + n * inCount
+                    for i in 0..<inCount { di[i] = 0 }
+                }
+                // Sixteen outputs at a time: dW[i, o] += x[i] dy[o]; dx[i] += Σ_o W[i, o] dy[o].
+                for g in stride(from: 0, to: op, by: 16) {
+                    var dv = SIMD16<Float>()
+                    for o in g..<min(g + 16, outCount) { dv[o - g] = d[o] }
                     for i in 0..<inCount {
-                        let w: SIMD16<Float> = load(weight.value.pointer + i * 16)
-                        di[i] = (w * dv).sum()
+                        store(madd(load(dW + i * op + g), SIMD16(repeating: xi[i]), dv), dW + i * op + g)
+                    }
+                    if needInputGrad {
+                        let di = dInput.pointer + n * inCount
+                        for i in 0..<inCount {
+                            let w: SIMD16<Float> = load(weight.value.pointer + i * op + g)
+                            di[i] += (w * dv).sum()
+                        }
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //
 // Every optimized kernel has a plain reference kernel beside it (`…Reference`) that states the
 // same contract in the simplest loops; tests compare the two. The fast kernels vectorize over
-// output channels with SIMD16/32/64<Float> accumulators and keep a block of output pixels in
+// output channels with SIMD16<Float> accumulators and keep a tile of output pixels × channels in
 // registers, so each weight vector loaded from memory feeds several multiply-adds.
 
 /// `acc + a * b`. With `DIGITS_FMA` (the `DIGITS_CPU` build switch) or on arm64 this is one fused
@@ -62,131 +62,422 @@ func convForwardReference(_ g: ConvGeometry, input: UnsafePointer<Float>, weight
     }
 }
 
-/// Fast path of `convForwardReference`; requires `outChannels` to be a multiple of 16 (else it
-/// falls back to the reference). Output channels are taken 32 at a time (two SIMD16 vectors × 6
-/// pixels = 12 accumulators) with a last group of 16 (× 8 pixels) when needed. Only SIMD16 is
-/// used: Swift lowers SIMD32/SIMD64 `addingProduct` to scalar code.
+/// Fast path of `convForwardReference` (same contract, output rows packed: `Wo * Cout` floats apart).
+/// Requires `outChannels` to be a multiple of 16, else it falls back to the reference. Each
+/// output value is summed in the reference's order (bias, then ky, then the taps of a row), so
+/// with fused multiply-add both agree bit for bit; without it they agree to rounding.
 func convForward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
                  bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, relu: Bool) {
-    guard g.outChannels % 16 == 0 else {
-        convForwardReference(g, input: input, weights: weights, bias: bias, output: output, relu: relu)
-        return
-    }
-    var c0 = 0
-    while c0 + 32 <= g.outChannels {
-        convForwardPair(g, input, weights, bias, output, relu, c0)
-        c0 += 32
-    }
-    if c0 < g.outChannels { convForwardSingle(g, input, weights, bias, output, relu, c0) }
+    convForward(g, input: input, weights: weights, bias: bias, output: output,
+                outputRowStride: g.outWidth * g.outChannels, relu: relu)
 }
 
+/// `convForward` writing output row `y` at `output + y * outputRowStride` (pixels of a row stay
+/// `Cout` floats apart), so a layer can write straight into the interior of the next layer's
+/// zero-padded input. `outputRowStride` must be at least `Wo * Cout`.
+///
+/// Register tiles, chosen from the geometry (AVX-512 has 32 vector registers; SIMD16 only, since
+/// Swift lowers SIMD32/SIMD64 arithmetic to scalar code):
+/// - 1 input channel, 5×5 kernel: `convForwardCin1K5` (each input value loaded once per kernel row);
+/// - Cout a multiple of 64: 4 vectors × 5 pixels (20 accumulators);
+/// - Cout a multiple of 32: 2 vectors × 7 pixels (14 accumulators);
+/// - otherwise 1 vector × 8 pixels.
+/// A row that is not a multiple of the tile width ends with an overlapping tile (pixels computed
+/// twice, same value); rows narrower than a tile use one pixel at a time.
+func convForward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+                 bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputRowStride: Int, relu: Bool) {
+    guard g.outChannels % 16 == 0 else {
+        if outputRowStride == g.outWidth * g.outChannels {
+            convForwardReference(g, input: input, weights: weights, bias: bias, output: output, relu: relu)
+        } else {
+            for y in 0..<g.outHeight {
+                var row = g
+                row.outHeight = 1
+                convForwardReference(row, input: input + y * g.rowStride, weights: weights, bias: bias,
+                                     output: output + y * outputRowStride, relu: relu)
+            }
+        }
+        return
+    }
+    if g.inChannels == 1 && g.kernel == 5 && g.outWidth >= 14 {
+        convForwardCin1K5(g, input, weights, bias, output, outputRowStride, relu)
+        return
+    }
+    let cout = g.outChannels
+    var c0 = 0
+    if cout % 64 == 0 {
+        while c0 < cout {
+            if g.outWidth >= 5 {
+                eachTile(g, width: 5) { y, x in
+                    convTile4x5(g, input, weights, bias, output + y * outputRowStride + x * cout, relu, y, x, c0)
+                }
+            } else {
+                eachTile(g, width: 1) { y, x in
+                    convTile4x1(g, input, weights, bias, output + y * outputRowStride + x * cout, relu, y, x, c0)
+                }
+            }
+            c0 += 64
+        }
+        return
+    }
+    while c0 + 32 <= cout {
+        if g.outWidth >= 7 {
+            eachTile(g, width: 7) { y, x in
+                convTile2x7(g, input, weights, bias, output + y * outputRowStride + x * cout, relu, y, x, c0)
+            }
+        } else {
+            eachTile(g, width: 1) { y, x in
+                convTile2x1(g, input, weights, bias, output + y * outputRowStride + x * cout, relu, y, x, c0)
+            }
+        }
+        c0 += 32
+    }
+    if c0 < cout {
+        if g.outWidth >= 8 {
+            eachTile(g, width: 8) { y, x in
+                convTile1x8(g, input, weights, bias, output + y * outputRowStride + x * cout, relu, y, x, c0)
+            }
+        } else {
+            eachTile(g, width: 1) { y, x in
+                convTile1x1(g, input, weights, bias, output + y * outputRowStride + x * cout, relu, y, x, c0)
+            }
+        }
+    }
+}
+
+/// Calls `body(y, x)` for tiles of `width` pixels covering every output row (`outWidth >= width`);
+/// the last tile of a row overlaps the one before it when `width` does not divide the row.
 @inline(__always)
-private func relu16(_ v: SIMD16<Float>, _ on: Bool) -> SIMD16<Float> {
+private func eachTile(_ g: ConvGeometry, width: Int, _ body: (_ y: Int, _ x: Int) -> Void) {
+    for y in 0..<g.outHeight {
+        var x = 0
+        while x < g.outWidth {
+            body(y, min(x, g.outWidth - width))
+            x += width
+        }
+    }
+}
+
+private typealias V16 = SIMD16<Float>
+
+@inline(__always)
+private func relu16(_ v: V16, _ on: Bool) -> V16 {
     on ? v.replacing(with: 0, where: v .< 0) : v
 }
 
-/// Channels `c0..<c0+16`, 8 output pixels of a row at a time.
-private func convForwardSingle(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
-                               _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ relu: Bool, _ c0: Int) {
-    typealias V = SIMD16<Float>
-    let cout = g.outChannels, cin = g.inChannels, taps = g.rowTaps, k = g.kernel
-    let b: V = load(bias + c0)
-    let w0 = weights + c0
-    for y in 0..<g.outHeight {
-        let outRow = output + y * g.outWidth * cout + c0
-        var x = 0
-        while x + 8 <= g.outWidth {
-            var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
-            for ky in 0..<k {
-                let p = input + (y + ky) * g.rowStride + x * cin
-                let w = w0 + ky * taps * cout
-                for j in 0..<taps {
-                    let wv: V = load(w + j * cout)
-                    a0 = madd(a0, V(repeating: p[j]), wv)
-                    a1 = madd(a1, V(repeating: p[j + cin]), wv)
-                    a2 = madd(a2, V(repeating: p[j + 2 * cin]), wv)
-                    a3 = madd(a3, V(repeating: p[j + 3 * cin]), wv)
-                    a4 = madd(a4, V(repeating: p[j + 4 * cin]), wv)
-                    a5 = madd(a5, V(repeating: p[j + 5 * cin]), wv)
-                    a6 = madd(a6, V(repeating: p[j + 6 * cin]), wv)
-                    a7 = madd(a7, V(repeating: p[j + 7 * cin]), wv)
-                }
-            }
-            let o = outRow + x * cout
-            store(relu16(a0, relu), o); store(relu16(a1, relu), o + cout)
-            store(relu16(a2, relu), o + 2 * cout); store(relu16(a3, relu), o + 3 * cout)
-            store(relu16(a4, relu), o + 4 * cout); store(relu16(a5, relu), o + 5 * cout)
-            store(relu16(a6, relu), o + 6 * cout); store(relu16(a7, relu), o + 7 * cout)
-            x += 8
-        }
-        while x < g.outWidth {
-            var a0 = b
-            for ky in 0..<k {
-                let p = input + (y + ky) * g.rowStride + x * cin
-                let w = w0 + ky * taps * cout
-                for j in 0..<taps { a0 = madd(a0, V(repeating: p[j]), load(w + j * cout)) }
-            }
-            store(relu16(a0, relu), outRow + x * cout)
-            x += 1
-        }
+/// Lane-wise `Swift.max`; `pointwiseMax` is not lowered to one instruction.
+@inline(__always)
+private func vmax(_ a: V16, _ b: V16) -> V16 { a.replacing(with: b, where: a .< b) }
+
+@inline(__always)
+private func splat(_ p: UnsafePointer<Float>) -> V16 { V16(repeating: p.pointee) }
+
+// The tiles below compute output pixels (y, x..<x+P), channels c0..<c0+16V, into `o` (the
+// address of pixel (y, x), channel 0). Accumulators start at the bias and add ky by ky, tap by
+// tap: the reference order. Each is compiled for 16 and 32 input channels as constants, so the
+// input addresses of the P pixels become fixed offsets instead of index arithmetic.
+
+private func convTile4x5(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int) {
+    switch g.inChannels {
+    case 16: convTile4x5Body(g, input, weights, bias, o, relu, y, x, c0, cin: 16)
+    case 32: convTile4x5Body(g, input, weights, bias, o, relu, y, x, c0, cin: 32)
+    default: convTile4x5Body(g, input, weights, bias, o, relu, y, x, c0, cin: g.inChannels)
     }
 }
 
-/// Channels `c0..<c0+32` as two SIMD16 vectors, 6 output pixels of a row at a time.
-private func convForwardPair(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
-                             _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ relu: Bool, _ c0: Int) {
-    typealias V = SIMD16<Float>
-    let cout = g.outChannels, cin = g.inChannels, taps = g.rowTaps, k = g.kernel
-    let b0: V = load(bias + c0), b1: V = load(bias + c0 + 16)
-    let w0 = weights + c0
-    for y in 0..<g.outHeight {
-        let outRow = output + y * g.outWidth * cout + c0
-        var x = 0
-        while x + 6 <= g.outWidth {
-            var a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0
-            var e0 = b1, e1 = b1, e2 = b1, e3 = b1, e4 = b1, e5 = b1
-            for ky in 0..<k {
-                let p = input + (y + ky) * g.rowStride + x * cin
-                let w = w0 + ky * taps * cout
-                for j in 0..<taps {
-                    let wa: V = load(w + j * cout), wb: V = load(w + j * cout + 16)
-                    var v = V(repeating: p[j])
-                    a0 = madd(a0, v, wa); e0 = madd(e0, v, wb)
-                    v = V(repeating: p[j + cin])
-                    a1 = madd(a1, v, wa); e1 = madd(e1, v, wb)
-                    v = V(repeating: p[j + 2 * cin])
-                    a2 = madd(a2, v, wa); e2 = madd(e2, v, wb)
-                    v = V(repeating: p[j + 3 * cin])
-                    a3 = madd(a3, v, wa); e3 = madd(e3, v, wb)
-                    v = V(repeating: p[j + 4 * cin])
-                    a4 = madd(a4, v, wa); e4 = madd(e4, v, wb)
-                    v = V(repeating: p[j + 5 * cin])
-                    a5 = madd(a5, v, wa); e5 = madd(e5, v, wb)
-                }
-            }
-            let o = outRow + x * cout
-            store(relu16(a0, relu), o); store(relu16(e0, relu), o + 16)
-            store(relu16(a1, relu), o + cout); store(relu16(e1, relu), o + cout + 16)
-            store(relu16(a2, relu), o + 2 * cout); store(relu16(e2, relu), o + 2 * cout + 16)
-            store(relu16(a3, relu), o + 3 * cout); store(relu16(e3, relu), o + 3 * cout + 16)
-            store(relu16(a4, relu), o + 4 * cout); store(relu16(e4, relu), o + 4 * cout + 16)
-            store(relu16(a5, relu), o + 5 * cout); store(relu16(e5, relu), o + 5 * cout + 16)
-            x += 6
+@inline(__always)
+private func convTile4x5Body(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int, cin: Int) {
+    let cout = g.outChannels, taps = g.kernel * cin
+    let b0: V16 = load(bias + c0), b1: V16 = load(bias + c0 + 16), b2: V16 = load(bias + c0 + 32), b3: V16 = load(bias + c0 + 48)
+    var a00 = b0, a01 = b1, a02 = b2, a03 = b3
+    var a10 = b0, a11 = b1, a12 = b2, a13 = b3
+    var a20 = b0, a21 = b1, a22 = b2, a23 = b3
+    var a30 = b0, a31 = b1, a32 = b2, a33 = b3
+    var a40 = b0, a41 = b1, a42 = b2, a43 = b3
+    for ky in 0..<g.kernel {
+        let p = input + (y + ky) * g.rowStride + x * cin
+        var w = weights + ky * taps * cout + c0
+        for j in 0..<taps {
+            let w0: V16 = load(w), w1: V16 = load(w + 16), w2: V16 = load(w + 32), w3: V16 = load(w + 48)
+            var v = splat(p + j)
+            a00 = madd(a00, v, w0); a01 = madd(a01, v, w1); a02 = madd(a02, v, w2); a03 = madd(a03, v, w3)
+            v = splat(p + j + cin)
+            a10 = madd(a10, v, w0); a11 = madd(a11, v, w1); a12 = madd(a12, v, w2); a13 = madd(a13, v, w3)
+            v = splat(p + j + 2 * cin)
+            a20 = madd(a20, v, w0); a21 = madd(a21, v, w1); a22 = madd(a22, v, w2); a23 = madd(a23, v, w3)
+            v = splat(p + j + 3 * cin)
+            a30 = madd(a30, v, w0); a31 = madd(a31, v, w1); a32 = madd(a32, v, w2); a33 = madd(a33, v, w3)
+            v = splat(p + j + 4 * cin)
+            a40 = madd(a40, v, w0); a41 = madd(a41, v, w1); a42 = madd(a42, v, w2); a43 = madd(a43, v, w3)
+            w += cout
         }
-        while x < g.outWidth {
-            var a0 = b0, e0 = b1
-            for ky in 0..<k {
-                let p = input + (y + ky) * g.rowStride + x * cin
-                let w = w0 + ky * taps * cout
-                for j in 0..<taps {
-                    let v = V(repeating: p[j])
-                    a0 = madd(a0, v, load(w + j * cout))
-                    e0 = madd(e0, v, load(w + j * cout + 16))
-                }
+    }
+    let q = o + c0
+    store(relu16(a00, relu), q); store(relu16(a01, relu), q + 16); store(relu16(a02, relu), q + 32); store(relu16(a03, relu), q + 48)
+    var r = q + cout
+    store(relu16(a10, relu), r); store(relu16(a11, relu), r + 16); store(relu16(a12, relu), r + 32); store(relu16(a13, relu), r + 48)
+    r += cout
+    store(relu16(a20, relu), r); store(relu16(a21, relu), r + 16); store(relu16(a22, relu), r + 32); store(relu16(a23, relu), r + 48)
+    r += cout
+    store(relu16(a30, relu), r); store(relu16(a31, relu), r + 16); store(relu16(a32, relu), r + 32); store(relu16(a33, relu), r + 48)
+    r += cout
+    store(relu16(a40, relu), r); store(relu16(a41, relu), r + 16); store(relu16(a42, relu), r + 32); store(relu16(a43, relu), r + 48)
+}
+
+private func convTile4x1(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int) {
+    switch g.inChannels {
+    case 16: convTile4x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: 16)
+    case 32: convTile4x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: 32)
+    default: convTile4x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: g.inChannels)
+    }
+}
+
+@inline(__always)
+private func convTile4x1Body(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int, cin: Int) {
+    let cout = g.outChannels, taps = g.kernel * cin
+    var a0: V16 = load(bias + c0), a1: V16 = load(bias + c0 + 16), a2: V16 = load(bias + c0 + 32), a3: V16 = load(bias + c0 + 48)
+    for ky in 0..<g.kernel {
+        let p = input + (y + ky) * g.rowStride + x * cin
+        var w = weights + ky * taps * cout + c0
+        for j in 0..<taps {
+            let v = splat(p + j)
+            a0 = madd(a0, v, load(w)); a1 = madd(a1, v, load(w + 16)); a2 = madd(a2, v, load(w + 32)); a3 = madd(a3, v, load(w + 48))
+            w += cout
+        }
+    }
+    let q = o + c0
+    store(relu16(a0, relu), q); store(relu16(a1, relu), q + 16); store(relu16(a2, relu), q + 32); store(relu16(a3, relu), q + 48)
+}
+
+private func convTile2x7(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int) {
+    switch g.inChannels {
+    case 16: convTile2x7Body(g, input, weights, bias, o, relu, y, x, c0, cin: 16)
+    case 32: convTile2x7Body(g, input, weights, bias, o, relu, y, x, c0, cin: 32)
+    default: convTile2x7Body(g, input, weights, bias, o, relu, y, x, c0, cin: g.inChannels)
+    }
+}
+
+@inline(__always)
+private func convTile2x7Body(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int, cin: Int) {
+    let cout = g.outChannels, taps = g.kernel * cin
+    let b0: V16 = load(bias + c0), b1: V16 = load(bias + c0 + 16)
+    var a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0, a6 = b0
+    var e0 = b1, e1 = b1, e2 = b1, e3 = b1, e4 = b1, e5 = b1, e6 = b1
+    for ky in 0..<g.kernel {
+        let p = input + (y + ky) * g.rowStride + x * cin
+        var w = weights + ky * taps * cout + c0
+        for j in 0..<taps {
+            let wa: V16 = load(w), wb: V16 = load(w + 16)
+            var v = splat(p + j)
+            a0 = madd(a0, v, wa); e0 = madd(e0, v, wb)
+            v = splat(p + j + cin)
+            a1 = madd(a1, v, wa); e1 = madd(e1, v, wb)
+            v = splat(p + j + 2 * cin)
+            a2 = madd(a2, v, wa); e2 = madd(e2, v, wb)
+            v = splat(p + j + 3 * cin)
+            a3 = madd(a3, v, wa); e3 = madd(e3, v, wb)
+            v = splat(p + j + 4 * cin)
+            a4 = madd(a4, v, wa); e4 = madd(e4, v, wb)
+            v = splat(p + j + 5 * cin)
+            a5 = madd(a5, v, wa); e5 = madd(e5, v, wb)
+            v = splat(p + j + 6 * cin)
+            a6 = madd(a6, v, wa); e6 = madd(e6, v, wb)
+            w += cout
+        }
+    }
+    var q = o + c0
+    store(relu16(a0, relu), q); store(relu16(e0, relu), q + 16); q += cout
+    store(relu16(a1, relu), q); store(relu16(e1, relu), q + 16); q += cout
+    store(relu16(a2, relu), q); store(relu16(e2, relu), q + 16); q += cout
+    store(relu16(a3, relu), q); store(relu16(e3, relu), q + 16); q += cout
+    store(relu16(a4, relu), q); store(relu16(e4, relu), q + 16); q += cout
+    store(relu16(a5, relu), q); store(relu16(e5, relu), q + 16); q += cout
+    store(relu16(a6, relu), q); store(relu16(e6, relu), q + 16)
+}
+
+private func convTile2x1(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int) {
+    switch g.inChannels {
+    case 16: convTile2x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: 16)
+    case 32: convTile2x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: 32)
+    default: convTile2x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: g.inChannels)
+    }
+}
+
+@inline(__always)
+private func convTile2x1Body(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int, cin: Int) {
+    let cout = g.outChannels, taps = g.kernel * cin
+    var a0: V16 = load(bias + c0), e0: V16 = load(bias + c0 + 16)
+    for ky in 0..<g.kernel {
+        let p = input + (y + ky) * g.rowStride + x * cin
+        var w = weights + ky * taps * cout + c0
+        for j in 0..<taps {
+            let v = splat(p + j)
+            a0 = madd(a0, v, load(w)); e0 = madd(e0, v, load(w + 16))
+            w += cout
+        }
+    }
+    store(relu16(a0, relu), o + c0); store(relu16(e0, relu), o + c0 + 16)
+}
+
+private func convTile1x8(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int) {
+    switch g.inChannels {
+    case 16: convTile1x8Body(g, input, weights, bias, o, relu, y, x, c0, cin: 16)
+    case 32: convTile1x8Body(g, input, weights, bias, o, relu, y, x, c0, cin: 32)
+    default: convTile1x8Body(g, input, weights, bias, o, relu, y, x, c0, cin: g.inChannels)
+    }
+}
+
+@inline(__always)
+private func convTile1x8Body(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int, cin: Int) {
+    let cout = g.outChannels, taps = g.kernel * cin
+    let b: V16 = load(bias + c0)
+    var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
+    for ky in 0..<g.kernel {
+        let p = input + (y + ky) * g.rowStride + x * cin
+        var w = weights + ky * taps * cout + c0
+        for j in 0..<taps {
+            let wv: V16 = load(w)
+            a0 = madd(a0, splat(p + j), wv)
+            a1 = madd(a1, splat(p + j + cin), wv)
+            a2 = madd(a2, splat(p + j + 2 * cin), wv)
+            a3 = madd(a3, splat(p + j + 3 * cin), wv)
+            a4 = madd(a4, splat(p + j + 4 * cin), wv)
+            a5 = madd(a5, splat(p + j + 5 * cin), wv)
+            a6 = madd(a6, splat(p + j + 6 * cin), wv)
+            a7 = madd(a7, splat(p + j + 7 * cin), wv)
+            w += cout
+        }
+    }
+    var q = o + c0
+    store(relu16(a0, relu), q); q += cout
+    store(relu16(a1, relu), q); q += cout
+    store(relu16(a2, relu), q); q += cout
+    store(relu16(a3, relu), q); q += cout
+    store(relu16(a4, relu), q); q += cout
+    store(relu16(a5, relu), q); q += cout
+    store(relu16(a6, relu), q); q += cout
+    store(relu16(a7, relu), q)
+}
+
+private func convTile1x1(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int) {
+    switch g.inChannels {
+    case 16: convTile1x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: 16)
+    case 32: convTile1x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: 32)
+    default: convTile1x1Body(g, input, weights, bias, o, relu, y, x, c0, cin: g.inChannels)
+    }
+}
+
+@inline(__always)
+private func convTile1x1Body(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                         _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                         _ y: Int, _ x: Int, _ c0: Int, cin: Int) {
+    let cout = g.outChannels, taps = g.kernel * cin
+    var a0: V16 = load(bias + c0)
+    for ky in 0..<g.kernel {
+        let p = input + (y + ky) * g.rowStride + x * cin
+        var w = weights + ky * taps * cout + c0
+        for j in 0..<taps {
+            a0 = madd(a0, splat(p + j), load(w))
+            w += cout
+        }
+    }
+    store(relu16(a0, relu), o + c0)
+}
+
+/// One input channel, 5×5 kernel (the first layer: K = 25 multiply-adds per output value, too few
+/// for the general tiles to hide their loads). Tiles of 14 pixels × 16 channels; for each kernel
+/// row the 18 input values under the tile are each loaded once and applied to the up to 5
+/// accumulators they touch, with the row's 5 weight vectors held in registers. The sum order per
+/// output (bias, ky, kx) is the reference order. Requires `outWidth >= 14`.
+private func convForwardCin1K5(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                               _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
+                               _ outputRowStride: Int, _ relu: Bool) {
+    let cout = g.outChannels
+    for c0 in stride(from: 0, to: cout, by: 16) {
+        let b: V16 = load(bias + c0)
+        eachTile(g, width: 14) { y, x in
+            var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b
+            var a7 = b, a8 = b, a9 = b, a10 = b, a11 = b, a12 = b, a13 = b
+            for ky in 0..<5 {
+                let p = input + (y + ky) * g.rowStride + x
+                let w = weights + ky * 5 * cout + c0
+                let w0: V16 = load(w), w1: V16 = load(w + cout), w2: V16 = load(w + 2 * cout)
+                let w3: V16 = load(w + 3 * cout), w4: V16 = load(w + 4 * cout)
+                // Input i feeds pixel i - kx with weight kx.
+                var v = splat(p)
+                a0 = madd(a0, v, w0)
+                v = splat(p + 1)
+                a0 = madd(a0, v, w1); a1 = madd(a1, v, w0)
+                v = splat(p + 2)
+                a0 = madd(a0, v, w2); a1 = madd(a1, v, w1); a2 = madd(a2, v, w0)
+                v = splat(p + 3)
+                a0 = madd(a0, v, w3); a1 = madd(a1, v, w2); a2 = madd(a2, v, w1); a3 = madd(a3, v, w0)
+                v = splat(p + 4)
+                a0 = madd(a0, v, w4); a1 = madd(a1, v, w3); a2 = madd(a2, v, w2); a3 = madd(a3, v, w1); a4 = madd(a4, v, w0)
+                v = splat(p + 5)
+                a1 = madd(a1, v, w4); a2 = madd(a2, v, w3); a3 = madd(a3, v, w2); a4 = madd(a4, v, w1); a5 = madd(a5, v, w0)
+                v = splat(p + 6)
+                a2 = madd(a2, v, w4); a3 = madd(a3, v, w3); a4 = madd(a4, v, w2); a5 = madd(a5, v, w1); a6 = madd(a6, v, w0)
+                v = splat(p + 7)
+                a3 = madd(a3, v, w4); a4 = madd(a4, v, w3); a5 = madd(a5, v, w2); a6 = madd(a6, v, w1); a7 = madd(a7, v, w0)
+                v = splat(p + 8)
+                a4 = madd(a4, v, w4); a5 = madd(a5, v, w3); a6 = madd(a6, v, w2); a7 = madd(a7, v, w1); a8 = madd(a8, v, w0)
+                v = splat(p + 9)
+                a5 = madd(a5, v, w4); a6 = madd(a6, v, w3); a7 = madd(a7, v, w2); a8 = madd(a8, v, w1); a9 = madd(a9, v, w0)
+                v = splat(p + 10)
+                a6 = madd(a6, v, w4); a7 = madd(a7, v, w3); a8 = madd(a8, v, w2); a9 = madd(a9, v, w1); a10 = madd(a10, v, w0)
+                v = splat(p + 11)
+                a7 = madd(a7, v, w4); a8 = madd(a8, v, w3); a9 = madd(a9, v, w2); a10 = madd(a10, v, w1); a11 = madd(a11, v, w0)
+                v = splat(p + 12)
+                a8 = madd(a8, v, w4); a9 = madd(a9, v, w3); a10 = madd(a10, v, w2); a11 = madd(a11, v, w1); a12 = madd(a12, v, w0)
+                v = splat(p + 13)
+                a9 = madd(a9, v, w4); a10 = madd(a10, v, w3); a11 = madd(a11, v, w2); a12 = madd(a12, v, w1); a13 = madd(a13, v, w0)
+                v = splat(p + 14)
+                a10 = madd(a10, v, w4); a11 = madd(a11, v, w3); a12 = madd(a12, v, w2); a13 = madd(a13, v, w1)
+                v = splat(p + 15)
+                a11 = madd(a11, v, w4); a12 = madd(a12, v, w3); a13 = madd(a13, v, w2)
+                v = splat(p + 16)
+                a12 = madd(a12, v, w4); a13 = madd(a13, v, w3)
+                v = splat(p + 17)
+                a13 = madd(a13, v, w4)
             }
-            store(relu16(a0, relu), outRow + x * cout)
-            store(relu16(e0, relu), outRow + x * cout + 16)
-            x += 1
+            var q = output + y * outputRowStride + x * cout + c0
+            store(relu16(a0, relu), q); q += cout
+            store(relu16(a1, relu), q); q += cout
+            store(relu16(a2, relu), q); q += cout
+            store(relu16(a3, relu), q); q += cout
+            store(relu16(a4, relu), q); q += cout
+            store(relu16(a5, relu), q); q += cout
+            store(relu16(a6, relu), q); q += cout
+            store(relu16(a7, relu), q); q += cout
+            store(relu16(a8, relu), q); q += cout
+            store(relu16(a9, relu), q); q += cout
+            store(relu16(a10, relu), q); q += cout
+            store(relu16(a11, relu), q); q += cout
+            store(relu16(a12, relu), q); q += cout
+            store(relu16(a13, relu), q)
         }
     }
 }
@@ -332,6 +623,30 @@ func maxPoolForward(_ input: UnsafePointer<Float>, height: Int, width: Int, chan
     }
 }
 
+/// 2×2 max pooling with stride 2 (floor mode), NHWC: output row `y` goes to
+/// `output + y * outputRowStride`, pixels `channels` floats apart. Same values as
+/// `maxPoolForward(kernel: 2, stride: 2)`.
+func maxPool2x2(_ input: UnsafePointer<Float>, height: Int, width: Int, channels c: Int,
+                output: UnsafeMutablePointer<Float>, outputRowStride: Int) {
+    let ho = height / 2, wo = width / 2, rowStride = width * c
+    for y in 0..<ho {
+        let top = input + 2 * y * rowStride, o = output + y * outputRowStride
+        for x in 0..<wo {
+            let a = top + 2 * x * c, b = a + rowStride, q = o + x * c
+            var k = 0
+            while k + 16 <= c {
+                let m0 = vmax(load(a + k), load(a + c + k)), m1 = vmax(load(b + k), load(b + c + k))
+                store(vmax(m0, m1), q + k)
+                k += 16
+            }
+            while k < c {
+                q[k] = max(max(a[k], a[c + k]), max(b[k], b[c + k]))
+                k += 1
+            }
+        }
+    }
+}
+
 /// Routes each pooled gradient to the first input position that held the maximum (as PyTorch does).
 /// `dInput` must be zeroed by the caller.
 func maxPoolBackward(_ input: UnsafePointer<Float>, output: UnsafePointer<Float>, dOutput: UnsafePointer<Float>,
@@ -432,3 +747,23 @@ func softmax(_ logits: UnsafePointer<Float>, count: Int, temperature: Float = 1,
 }
 
 import Foundation
+
+// MARK: - Peak
+
+/// Runs `iterations` steps of 16 independent SIMD16 multiply-add chains (`madd`, so fused only in
+/// the `DIGITS_CPU` build) with no memory traffic: 256 multiply-adds per step. The bench divides
+/// by the time taken to state the compute peak one core reaches with this build. Returns a sum of
+/// the results so the work cannot be optimized away.
+func maddPeak(iterations: Int, scale: Float = 0.999_999) -> Float {
+    let m = V16(repeating: scale), c = V16(repeating: 1e-7)
+    var a0 = V16(repeating: 1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0
+    var a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0
+    for _ in 0..<iterations {
+        a0 = madd(c, a0, m); a1 = madd(c, a1, m); a2 = madd(c, a2, m); a3 = madd(c, a3, m)
+        a4 = madd(c, a4, m); a5 = madd(c, a5, m); a6 = madd(c, a6, m); a7 = madd(c, a7, m)
+        a8 = madd(c, a8, m); a9 = madd(c, a9, m); a10 = madd(c, a10, m); a11 = madd(c, a11, m)
+        a12 = madd(c, a12, m); a13 = madd(c, a13, m); a14 = madd(c, a14, m); a15 = madd(c, a15, m)
+    }
+    let s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11)) + ((a12 + a13) + (a14 + a15))
+    return s.sum()
+}

@@ -34,9 +34,13 @@ public struct BenchConfiguration: Sendable {
 public struct BenchReport: Sendable {
     public struct Throughput: Sendable {
         public var batch: Int, threads: Int
-        /// Images per second (median over runs).
+        /// Images per second of wall time (median over runs).
         public var imagesPerSecond: Double
+        /// CPU time of the whole process per image, all threads together (median over runs): the
+        /// work done, whatever else runs on the machine.
+        public var cpuMicrosecondsPerImage: Double
         public var key: String { "cnn_img_per_s_b\(batch)_t\(threads)" }
+        public var cpuKey: String { "cnn_cpu_us_per_img_b\(batch)_t\(threads)" }
     }
 
     public struct LayerTiming: Sendable {
@@ -83,6 +87,7 @@ public struct BenchReport: Sendable {
             fields.append("\"\(key)\":" + String(format: "%.\(decimals)f", value))
         }
         for t in throughput { add(t.key, t.imagesPerSecond, 0) }
+        for t in throughput { add(t.cpuKey, t.cpuMicrosecondsPerImage, 2) }
         add("e2e_us_p50", endToEndP50, 2)
         add("e2e_us_p99", endToEndP99, 2)
         add("raster_us_per_digit", rasterMicroseconds, 3)
@@ -127,7 +132,8 @@ public struct BenchReport: Sendable {
         for t in throughput {
             let gflops = 2 * Double(multiplyAdds) * t.imagesPerSecond / 1e9
             row(t.key, String(format: "%.0f", t.imagesPerSecond),
-                String(format: "batch %d, %d thread%@, %.1f GFLOP/s", t.batch, t.threads, t.threads == 1 ? "" : "s", gflops))
+                String(format: "batch %d, %d thread%@, %.1f GFLOP/s; %.1f CPU µs/image", t.batch, t.threads,
+                       t.threads == 1 ? "" : "s", gflops, t.cpuMicrosecondsPerImage))
         }
         if let p50 = endToEndP50, let p99 = endToEndP99 {
             row("e2e_us_p50", String(format: "%.1f", p50), "stroke JSON text → answer, \(endToEndSamples) samples")
@@ -203,8 +209,8 @@ public enum Benchmark {
                 for (batch, threads) in [(1, 1), (64, 1), (1000, 1), (1000, 2)] {
                     progress("cnn: batch \(batch), \(threads) thread(s)")
                     let perRun = config.quick ? max(batch, 500) : max(2 * batch, 2048)
-                    report.throughput.append(.init(batch: batch, threads: threads, imagesPerSecond:
-                        throughput(network, pixels: pixels, batch: batch, threads: threads, imagesPerRun: perRun, runs: config.runs)))
+                    report.throughput.append(
+                        throughput(network, pixels: pixels, batch: batch, threads: threads, imagesPerRun: perRun, runs: config.runs))
                 }
             }
             if parts.contains(.layers) {
@@ -266,22 +272,25 @@ public enum Benchmark {
         return Statistics.median(rates)
     }
 
-    /// Images per second (median of `runs` after one warm-up run) of the network on `imagesPerRun`
-    /// images taken in order from `pixels` (784 floats each, wrapping around), in batches of
-    /// `batch` split over `threads` threads. Batch 1 uses the single-image call on this thread.
+    /// Images per second of wall time and CPU µs per image (medians of `runs` after one warm-up
+    /// run) of the network on `imagesPerRun` images taken in order from `pixels` (784 floats each,
+    /// wrapping around), in batches of `batch` split over `threads` threads. Batch 1 uses the
+    /// single-image call on this thread. Zero when `pixels` holds fewer than `batch` images.
     public static func throughput(_ network: InferenceNetwork, pixels: [Float], batch: Int, threads: Int,
-                                  imagesPerRun: Int, runs: Int) -> Double {
+                                  imagesPerRun: Int, runs: Int) -> BenchReport.Throughput {
+        var result = BenchReport.Throughput(batch: batch, threads: threads, imagesPerSecond: 0, cpuMicrosecondsPerImage: 0)
         let available = pixels.count / 784
-        guard available >= batch, batch >= 1 else { return 0 }
+        guard available >= batch, batch >= 1 else { return result }
         let batches = max(1, imagesPerRun / batch)
         let workspaces = (0..<max(threads, 1)).map { _ in network.makeWorkspace() }
         var logits = [Float](repeating: 0, count: batch * 10)
-        var rates: [Double] = []
+        var rates: [Double] = [], cpu: [Double] = []
         pixels.withUnsafeBufferPointer { px in
             logits.withUnsafeMutableBufferPointer { out in
                 let base = px.baseAddress!, o = out.baseAddress!
                 var next = 0
                 for run in 0...max(runs, 1) {
+                    let cpuStart = processCPUNanoseconds()
                     let t = measureSeconds {
                         for _ in 0..<batches {
                             if next + batch > available { next = 0 }
@@ -293,11 +302,17 @@ public enum Benchmark {
                             next += batch
                         }
                     }
-                    if run > 0 { rates.append(Double(batches * batch) / t) }
+                    let cpuSeconds = Double(processCPUNanoseconds() - cpuStart) / 1e9
+                    if run > 0 {
+                        rates.append(Double(batches * batch) / t)
+                        cpu.append(cpuSeconds * 1e6 / Double(batches * batch))
+                    }
                 }
             }
         }
-        return Statistics.median(rates)
+        result.imagesPerSecond = Statistics.median(rates)
+        result.cpuMicrosecondsPerImage = Statistics.median(cpu)
+        return result
     }
 
     /// Per-op time of the network on one thread, one image at a time (median of `runs` passes over

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Robust summaries of repeated timings.
 public enum Statistics {
@@ -31,4 +32,11 @@ func measureSeconds(_ body: () throws -> Void) rethrows -> Double {
     let start = monotonicNanoseconds()
     try body()
     return Double(monotonicNanoseconds() - start) / 1e9
+}
+
+/// CPU time consumed by the whole process (all threads), in nanoseconds.
+func processCPUNanoseconds() -> UInt64 {
+    var t = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+    return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
 }

@@ -28,6 +28,9 @@ struct BenchCommand: CLICommand {
       --threads N         threads for training (default: all cores)
       --only LIST         measure only some of: peak,cnn,layers,e2e,raster,cold,train
       --quick             fewer images per run (a smoke test; do not report its figures)
+      --logits FILE       instead of measuring, write the logits of the MNIST test images as
+                          little-endian float32, 10 per image in file order (for comparisons
+                          with other runtimes, e.g. bench/compare-onnxruntime)
 
     Progress goes to stderr. Build with DIGITS_CPU=native for this machine's fast path (see
     docs/speed.md); the report says which build ran.
@@ -44,12 +47,25 @@ struct BenchCommand: CLICommand {
         let runs = try args.int("--runs", default: 7, range: 1...1000)
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         let only = try args.option("--only")
+        let logitsPath = try args.option("--logits")
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
 
         guard let weights else {
             throw DigitError(.io, "no weight file: pass --weights FILE or set DIGITS_WEIGHTS (default Weights/mnist-cnn.safetensors)")
         }
         guard let data else { throw DigitError(.io, "MNIST not found: pass --data DIR, set MNIST_DIR, or run scripts/fetch-mnist") }
+        if let logitsPath {
+            let model = try ModelFile.load(path: weights)
+            let network = try model.makeNetwork(file: weights)
+            let test = try MNISTSet.load(directory: data, split: .test)
+            let logits = BatchInference.logits(network, pixels: BatchInference.pixels(test), threads: threads)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(logits.count * 4)
+            for v in logits { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+            try FileIO.writeAtomically(bytes, to: logitsPath)
+            printError("bench: wrote \(test.count) × 10 logits to \(logitsPath)")
+            return ExitCode.ok
+        }
         var config = BenchConfiguration(weightsPath: weights, mnistDirectory: data,
                                         drawingsDirectory: drawings ?? "Fixtures/strokes")
         config.runs = runs

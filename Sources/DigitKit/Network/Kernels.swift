@@ -654,10 +654,25 @@ func maxPoolBackward(_ input: UnsafePointer<Float>, output: UnsafePointer<Float>
                      height: Int, width: Int, channels: Int, kernel: Int, stride: Int,
                      dInput: UnsafeMutablePointer<Float>) {
     let ho = (height - kernel) / stride + 1, wo = (width - kernel) / stride + 1
+    let vectorChannels = channels / 16 * 16
     for y in 0..<ho {
         for x in 0..<wo {
             let o = (y * wo + x) * channels
-            for c in 0..<channels {
+            // 16 channels at a time: each lane takes the first window position equal to its max.
+            for c0 in Swift.stride(from: 0, to: vectorChannels, by: 16) {
+                let m: V16 = load(output + o + c0), g: V16 = load(dOutput + o + c0)
+                var found = SIMDMask<SIMD16<Int32>>(repeating: false)
+                for ky in 0..<kernel {
+                    for kx in 0..<kernel {
+                        let i = ((y * stride + ky) * width + x * stride + kx) * channels + c0
+                        let hit = ((load(input + i) as V16) .== m) .& .!found
+                        let d: V16 = load(dInput + i)
+                        store(d.replacing(with: d + g, where: hit), dInput + i)
+                        found = found .| hit
+                    }
+                }
+            }
+            for c in vectorChannels..<channels {
                 let m = output[o + c]
                 search: for ky in 0..<kernel {
                     for kx in 0..<kernel {

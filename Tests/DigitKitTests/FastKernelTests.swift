@@ -59,6 +59,34 @@ final class FastKernelTests: XCTestCase {
         }
     }
 
+    /// Weight gradients accumulate onto what is already there, entry by entry in the reference's
+    /// pixel order: every block shape (25 taps × 16, 4 × 64, 8 × 32, 8 × 16, single taps).
+    func testConvWeightGrad_EveryBlockShapeMatchesTheReference() {
+        var rng = SplitMix64(seed: 17)
+        let cases: [(cin: Int, k: Int, cout: Int, h: Int, w: Int)] = [
+            (1, 5, 16, 4, 9), (1, 5, 32, 3, 7), (16, 3, 32, 3, 5), (32, 3, 64, 3, 4), (32, 3, 32, 2, 5),
+            (16, 3, 16, 2, 3), (3, 3, 48, 3, 3), (5, 2, 80, 2, 4), (1, 3, 16, 3, 3), (4, 3, 10, 2, 2),
+        ]
+        for c in cases {
+            let g = ConvGeometry(paddedWidth: c.w + c.k - 1, inChannels: c.cin, kernel: c.k, outChannels: c.cout,
+                                 outHeight: c.h, outWidth: c.w)
+            let input = random((c.h + c.k - 1) * g.paddedWidth * c.cin, &rng)
+            let dOutput = random(c.h * c.w * c.cout, &rng)
+            let start = random(c.k * c.k * c.cin * c.cout, &rng), startBias = random(c.cout, &rng)
+            var expected = start, expectedBias = startBias, actual = start, actualBias = startBias
+            convWeightGradReference(g, input: input, dOutput: dOutput, dWeights: &expected, dBias: &expectedBias)
+            convWeightGrad(g, input: input, dOutput: dOutput, dWeights: &actual, dBias: &actualBias)
+            let name = "cin \(c.cin) k \(c.k) cout \(c.cout) \(c.h)×\(c.w)"
+            if Self.exact {
+                XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), name)
+                XCTAssertEqual(actualBias.map(\.bitPattern), expectedBias.map(\.bitPattern), name)
+            } else {
+                assertClose(actual, expected, tolerance: 1e-5, name)
+                assertClose(actualBias, expectedBias, tolerance: 1e-5, name)
+            }
+        }
+    }
+
     func testConvForward_OutputRowStrideLeavesTheGapsUntouched() {
         var rng = SplitMix64(seed: 9)
         for (cin, cout, k) in [(1, 16, 5), (16, 32, 3), (32, 64, 3), (3, 10, 3)] {

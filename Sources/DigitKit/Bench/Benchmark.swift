@@ -72,8 +72,9 @@ public struct BenchReport: Sendable {
     /// A whole `digits recognize FILE` process for one drawing (ms), and its peak resident memory (MB).
     public var coldStartMilliseconds: Double?
     public var recognizePeakMegabytes: Double?
-    /// Training images per second with `trainThreads` threads.
+    /// Training images per second with `trainThreads` threads, and process CPU µs per image.
     public var trainImagesPerSecond: Double?
+    public var trainCPUMicrosecondsPerImage: Double?
     public var trainThreads = 0
     /// The 1-minute load average before and after the run (other processes compete for the cores).
     public var loadBefore: Double?
@@ -94,6 +95,7 @@ public struct BenchReport: Sendable {
         add("cold_start_ms", coldStartMilliseconds, 2)
         add("recognize_peak_rss_mb", recognizePeakMegabytes, 1)
         add("train_img_per_s", trainImagesPerSecond, 0)
+        add("train_cpu_us_per_img", trainCPUMicrosecondsPerImage, 1)
         if trainImagesPerSecond != nil { fields.append("\"train_threads\":\(trainThreads)") }
         add("peak_gflops_per_core", peakGflops, 1)
         fields.append("\"multiply_adds_per_image\":\(multiplyAdds)")
@@ -142,7 +144,10 @@ public struct BenchReport: Sendable {
         if let r = rasterMicroseconds { row("raster_us_per_digit", String(format: "%.2f", r), "rasterizer alone") }
         if let c = coldStartMilliseconds { row("cold_start_ms", String(format: "%.1f", c), "digits recognize FILE, whole process") }
         if let m = recognizePeakMegabytes { row("recognize_peak_rss_mb", String(format: "%.1f", m), "peak resident memory of that process") }
-        if let t = trainImagesPerSecond { row("train_img_per_s", String(format: "%.0f", t), "\(trainThreads) threads, batch 128") }
+        if let t = trainImagesPerSecond {
+            row("train_img_per_s", String(format: "%.0f", t), "\(trainThreads) threads, batch 128"
+                + (trainCPUMicrosecondsPerImage.map { String(format: "; %.0f CPU µs/image", $0) } ?? ""))
+        }
         if !layers.isEmpty {
             s += "\nper op, batch 1, one thread (CPU µs per image):\n"
             let total = layers.reduce(0) { $0 + $1.microseconds }
@@ -242,7 +247,8 @@ public enum Benchmark {
         if parts.contains(.train) {
             progress("train: \(config.threads) threads")
             let trainSet = try MNISTSet.load(directory: config.mnistDirectory, split: .train)
-            report.trainImagesPerSecond = trainThroughput(trainSet, threads: config.threads, steps: config.quick ? 6 : 16)
+            (report.trainImagesPerSecond, report.trainCPUMicrosecondsPerImage) =
+                trainThroughput(trainSet, threads: config.threads, steps: config.quick ? 6 : 16)
             report.trainThreads = config.threads
         }
         report.loadAfter = loadAverage()
@@ -431,20 +437,26 @@ public enum Benchmark {
 
     /// Training images per second with `threads` threads: batch 128 of augmented MNIST through the
     /// standard architecture, forward, backward and SGD step; 128 / the median step time over
-    /// `steps` steps (the first step, which allocates, is left out).
-    public static func trainThroughput(_ set: MNISTSet, threads: Int, steps: Int) -> Double {
+    /// `steps` steps (the first step, which allocates, is left out); and the median process CPU time
+    /// per image of those steps in µs.
+    public static func trainThroughput(_ set: MNISTSet, threads: Int, steps: Int) -> (Double, Double) {
         var options = TrainingOptions()
         options.epochs = 1
         options.threads = threads
         let batch = options.batchSize
         let trainer = Trainer(options: options, train: MNISTSamples(set, range: 0..<min(set.count, (steps + 1) * batch)),
                               validation: MNISTSamples(set, range: (set.count - 200)..<set.count))
-        var stamps: [UInt64] = []
+        var stamps: [UInt64] = [], cpuStamps: [UInt64] = []
         _ = try? trainer.run { event in
-            if case .batch = event { stamps.append(monotonicNanoseconds()) }
+            if case .batch = event {
+                stamps.append(monotonicNanoseconds())
+                cpuStamps.append(processCPUNanoseconds())
+            }
         }
         let intervals = zip(stamps.dropFirst(), stamps).map { Double($0 - $1) / 1e9 }
-        return intervals.isEmpty ? 0 : Double(batch) / Statistics.median(intervals)
+        let cpu = zip(cpuStamps.dropFirst(), cpuStamps).map { Double($0 - $1) / 1e3 / Double(batch) }
+        guard !intervals.isEmpty else { return (0, 0) }
+        return (Double(batch) / Statistics.median(intervals), Statistics.median(cpu))
     }
 }
 

@@ -506,90 +506,205 @@ func convWeightGradReference(_ g: ConvGeometry, input: UnsafePointer<Float>, dOu
     }
 }
 
-/// Fast path of `convWeightGradReference`; requires `outChannels` to be a multiple of 16.
-/// For each kernel row, a block of taps is held in registers (8 taps × 16 channels, or 4 taps ×
-/// 32 channels) while streaming over every output pixel.
+/// Fast path of `convWeightGradReference`; requires `outChannels` to be a multiple of 16 (else
+/// it falls back to the reference). A block of weight-gradient entries (taps × channels) is held
+/// in registers while streaming over every output pixel, so each entry still adds the pixels in
+/// the reference's order (y, then x) and the result equals the reference's bits in the portable
+/// build. Blocks: 25 taps × 16 channels for one input channel and a 5×5 kernel; else, per kernel
+/// row, 4 taps × 64, 8 taps × 32 or 8 taps × 16 channels, then single taps for the rest.
 func convWeightGrad(_ g: ConvGeometry, input: UnsafePointer<Float>, dOutput: UnsafePointer<Float>,
                     dWeights: UnsafeMutablePointer<Float>, dBias: UnsafeMutablePointer<Float>) {
     guard g.outChannels % 16 == 0 else {
         convWeightGradReference(g, input: input, dOutput: dOutput, dWeights: dWeights, dBias: dBias)
         return
     }
-    typealias V = SIMD16<Float>
-    let cout = g.outChannels, cin = g.inChannels, taps = g.rowTaps
+    let cout = g.outChannels, taps = g.rowTaps
     let pixels = g.outHeight * g.outWidth
-    for c0 in stride(from: 0, to: cout, by: 16) {
-        var db: V = load(dBias + c0)
+    for c0 in Swift.stride(from: 0, to: cout, by: 16) {
+        var db: V16 = load(dBias + c0)
         for p in 0..<pixels { db += load(dOutput + p * cout + c0) }
         store(db, dBias + c0)
     }
+    if g.inChannels == 1 && g.kernel == 5 {
+        for c0 in Swift.stride(from: 0, to: cout, by: 16) { weightGradCin1K5(g, input, dOutput, dWeights, c0) }
+        return
+    }
     var c0 = 0
     while c0 < cout {
-        let pair = c0 + 32 <= cout
-        let d0 = dOutput + c0
+        let width = cout - c0 >= 64 ? 64 : cout - c0 >= 32 ? 32 : 16
         for ky in 0..<g.kernel {
             var j = 0
             while j < taps {
-                let dw = dWeights + (ky * taps + j) * cout + c0
-                if pair && j + 4 <= taps {
-                    var a0: V = load(dw), a1: V = load(dw + cout), a2: V = load(dw + 2 * cout), a3: V = load(dw + 3 * cout)
-                    var e0: V = load(dw + 16), e1: V = load(dw + cout + 16)
-                    var e2: V = load(dw + 2 * cout + 16), e3: V = load(dw + 3 * cout + 16)
-                    for y in 0..<g.outHeight {
-                        let row = input + (y + ky) * g.rowStride + j
-                        let drow = d0 + y * g.outWidth * cout
-                        for x in 0..<g.outWidth {
-                            let da: V = load(drow + x * cout), de: V = load(drow + x * cout + 16)
-                            let q = row + x * cin
-                            var v = V(repeating: q[0])
-                            a0 = madd(a0, v, da); e0 = madd(e0, v, de)
-                            v = V(repeating: q[1])
-                            a1 = madd(a1, v, da); e1 = madd(e1, v, de)
-                            v = V(repeating: q[2])
-                            a2 = madd(a2, v, da); e2 = madd(e2, v, de)
-                            v = V(repeating: q[3])
-                            a3 = madd(a3, v, da); e3 = madd(e3, v, de)
-                        }
-                    }
-                    store(a0, dw); store(a1, dw + cout); store(a2, dw + 2 * cout); store(a3, dw + 3 * cout)
-                    store(e0, dw + 16); store(e1, dw + cout + 16); store(e2, dw + 2 * cout + 16); store(e3, dw + 3 * cout + 16)
+                if width == 64 && j + 4 <= taps {
+                    weightGrad4x64(g, input, dOutput, dWeights, ky: ky, j: j, c0: c0)
                     j += 4
-                } else if !pair && j + 8 <= taps {
-                    var a0: V = load(dw), a1: V = load(dw + cout), a2: V = load(dw + 2 * cout), a3: V = load(dw + 3 * cout)
-                    var a4: V = load(dw + 4 * cout), a5: V = load(dw + 5 * cout)
-                    var a6: V = load(dw + 6 * cout), a7: V = load(dw + 7 * cout)
-                    for y in 0..<g.outHeight {
-                        let row = input + (y + ky) * g.rowStride + j
-                        let drow = d0 + y * g.outWidth * cout
-                        for x in 0..<g.outWidth {
-                            let d: V = load(drow + x * cout)
-                            let q = row + x * cin
-                            a0 = madd(a0, V(repeating: q[0]), d); a1 = madd(a1, V(repeating: q[1]), d)
-                            a2 = madd(a2, V(repeating: q[2]), d); a3 = madd(a3, V(repeating: q[3]), d)
-                            a4 = madd(a4, V(repeating: q[4]), d); a5 = madd(a5, V(repeating: q[5]), d)
-                            a6 = madd(a6, V(repeating: q[6]), d); a7 = madd(a7, V(repeating: q[7]), d)
-                        }
-                    }
-                    store(a0, dw); store(a1, dw + cout); store(a2, dw + 2 * cout); store(a3, dw + 3 * cout)
-                    store(a4, dw + 4 * cout); store(a5, dw + 5 * cout); store(a6, dw + 6 * cout); store(a7, dw + 7 * cout)
+                } else if width == 32 && j + 8 <= taps {
+                    weightGrad8x32(g, input, dOutput, dWeights, ky: ky, j: j, c0: c0)
+                    j += 8
+                } else if width == 16 && j + 8 <= taps {
+                    weightGrad8x16(g, input, dOutput, dWeights, ky: ky, j: j, c0: c0)
                     j += 8
                 } else {
-                    // One tap at a time, each 16-channel group of this block separately.
-                    for c in stride(from: 0, to: pair ? 32 : 16, by: 16) {
-                        var a: V = load(dw + c)
-                        for y in 0..<g.outHeight {
-                            let row = input + (y + ky) * g.rowStride + j
-                            let drow = d0 + c + y * g.outWidth * cout
-                            for x in 0..<g.outWidth { a = madd(a, V(repeating: row[x * cin]), load(drow + x * cout)) }
-                        }
-                        store(a, dw + c)
-                    }
+                    for c in Swift.stride(from: 0, to: width, by: 16) { weightGrad1x16(g, input, dOutput, dWeights, ky: ky, j: j, c0: c0 + c) }
                     j += 1
                 }
             }
         }
-        c0 += pair ? 32 : 16
+        c0 += width
     }
+}
+
+/// Taps `j..<j+4` of kernel row `ky`, channels `c0..<c0+64` (16 accumulators).
+private func weightGrad4x64(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ dOutput: UnsafePointer<Float>,
+                            _ dWeights: UnsafeMutablePointer<Float>, ky: Int, j: Int, c0: Int) {
+    let cout = g.outChannels, cin = g.inChannels
+    let dw = dWeights + (ky * g.rowTaps + j) * cout + c0
+    var a00: V16 = load(dw), a01: V16 = load(dw + 16), a02: V16 = load(dw + 32), a03: V16 = load(dw + 48)
+    var a10: V16 = load(dw + cout), a11: V16 = load(dw + cout + 16), a12: V16 = load(dw + cout + 32), a13: V16 = load(dw + cout + 48)
+    var a20: V16 = load(dw + 2 * cout), a21: V16 = load(dw + 2 * cout + 16)
+    var a22: V16 = load(dw + 2 * cout + 32), a23: V16 = load(dw + 2 * cout + 48)
+    var a30: V16 = load(dw + 3 * cout), a31: V16 = load(dw + 3 * cout + 16)
+    var a32: V16 = load(dw + 3 * cout + 32), a33: V16 = load(dw + 3 * cout + 48)
+    for y in 0..<g.outHeight {
+        let row = input + (y + ky) * g.rowStride + j
+        var d = dOutput + y * g.outWidth * cout + c0
+        for x in 0..<g.outWidth {
+            let d0: V16 = load(d), d1: V16 = load(d + 16), d2: V16 = load(d + 32), d3: V16 = load(d + 48)
+            let q = row + x * cin
+            var v = splat(q)
+            a00 = madd(a00, v, d0); a01 = madd(a01, v, d1); a02 = madd(a02, v, d2); a03 = madd(a03, v, d3)
+            v = splat(q + 1)
+            a10 = madd(a10, v, d0); a11 = madd(a11, v, d1); a12 = madd(a12, v, d2); a13 = madd(a13, v, d3)
+            v = splat(q + 2)
+            a20 = madd(a20, v, d0); a21 = madd(a21, v, d1); a22 = madd(a22, v, d2); a23 = madd(a23, v, d3)
+            v = splat(q + 3)
+            a30 = madd(a30, v, d0); a31 = madd(a31, v, d1); a32 = madd(a32, v, d2); a33 = madd(a33, v, d3)
+            d += cout
+        }
+    }
+    store(a00, dw); store(a01, dw + 16); store(a02, dw + 32); store(a03, dw + 48)
+    store(a10, dw + cout); store(a11, dw + cout + 16); store(a12, dw + cout + 32); store(a13, dw + cout + 48)
+    store(a20, dw + 2 * cout); store(a21, dw + 2 * cout + 16); store(a22, dw + 2 * cout + 32); store(a23, dw + 2 * cout + 48)
+    store(a30, dw + 3 * cout); store(a31, dw + 3 * cout + 16); store(a32, dw + 3 * cout + 32); store(a33, dw + 3 * cout + 48)
+}
+
+/// Taps `j..<j+8` of kernel row `ky`, channels `c0..<c0+32` (16 accumulators).
+private func weightGrad8x32(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ dOutput: UnsafePointer<Float>,
+                            _ dWeights: UnsafeMutablePointer<Float>, ky: Int, j: Int, c0: Int) {
+    let cout = g.outChannels, cin = g.inChannels
+    let dw = dWeights + (ky * g.rowTaps + j) * cout + c0
+    var a0: V16 = load(dw), e0: V16 = load(dw + 16), a1: V16 = load(dw + cout), e1: V16 = load(dw + cout + 16)
+    var a2: V16 = load(dw + 2 * cout), e2: V16 = load(dw + 2 * cout + 16), a3: V16 = load(dw + 3 * cout), e3: V16 = load(dw + 3 * cout + 16)
+    var a4: V16 = load(dw + 4 * cout), e4: V16 = load(dw + 4 * cout + 16), a5: V16 = load(dw + 5 * cout), e5: V16 = load(dw + 5 * cout + 16)
+    var a6: V16 = load(dw + 6 * cout), e6: V16 = load(dw + 6 * cout + 16), a7: V16 = load(dw + 7 * cout), e7: V16 = load(dw + 7 * cout + 16)
+    for y in 0..<g.outHeight {
+        let row = input + (y + ky) * g.rowStride + j
+        var d = dOutput + y * g.outWidth * cout + c0
+        for x in 0..<g.outWidth {
+            let da: V16 = load(d), de: V16 = load(d + 16)
+            let q = row + x * cin
+            var v = splat(q)
+            a0 = madd(a0, v, da); e0 = madd(e0, v, de)
+            v = splat(q + 1)
+            a1 = madd(a1, v, da); e1 = madd(e1, v, de)
+            v = splat(q + 2)
+            a2 = madd(a2, v, da); e2 = madd(e2, v, de)
+            v = splat(q + 3)
+            a3 = madd(a3, v, da); e3 = madd(e3, v, de)
+            v = splat(q + 4)
+            a4 = madd(a4, v, da); e4 = madd(e4, v, de)
+            v = splat(q + 5)
+            a5 = madd(a5, v, da); e5 = madd(e5, v, de)
+            v = splat(q + 6)
+            a6 = madd(a6, v, da); e6 = madd(e6, v, de)
+            v = splat(q + 7)
+            a7 = madd(a7, v, da); e7 = madd(e7, v, de)
+            d += cout
+        }
+    }
+    store(a0, dw); store(e0, dw + 16); store(a1, dw + cout); store(e1, dw + cout + 16)
+    store(a2, dw + 2 * cout); store(e2, dw + 2 * cout + 16); store(a3, dw + 3 * cout); store(e3, dw + 3 * cout + 16)
+    store(a4, dw + 4 * cout); store(e4, dw + 4 * cout + 16); store(a5, dw + 5 * cout); store(e5, dw + 5 * cout + 16)
+    store(a6, dw + 6 * cout); store(e6, dw + 6 * cout + 16); store(a7, dw + 7 * cout); store(e7, dw + 7 * cout + 16)
+}
+
+/// Taps `j..<j+8` of kernel row `ky`, channels `c0..<c0+16` (8 accumulators).
+private func weightGrad8x16(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ dOutput: UnsafePointer<Float>,
+                            _ dWeights: UnsafeMutablePointer<Float>, ky: Int, j: Int, c0: Int) {
+    let cout = g.outChannels, cin = g.inChannels
+    let dw = dWeights + (ky * g.rowTaps + j) * cout + c0
+    var a0: V16 = load(dw), a1: V16 = load(dw + cout), a2: V16 = load(dw + 2 * cout), a3: V16 = load(dw + 3 * cout)
+    var a4: V16 = load(dw + 4 * cout), a5: V16 = load(dw + 5 * cout), a6: V16 = load(dw + 6 * cout), a7: V16 = load(dw + 7 * cout)
+    for y in 0..<g.outHeight {
+        let row = input + (y + ky) * g.rowStride + j
+        var d = dOutput + y * g.outWidth * cout + c0
+        for x in 0..<g.outWidth {
+            let dv: V16 = load(d)
+            let q = row + x * cin
+            a0 = madd(a0, splat(q), dv); a1 = madd(a1, splat(q + 1), dv)
+            a2 = madd(a2, splat(q + 2), dv); a3 = madd(a3, splat(q + 3), dv)
+            a4 = madd(a4, splat(q + 4), dv); a5 = madd(a5, splat(q + 5), dv)
+            a6 = madd(a6, splat(q + 6), dv); a7 = madd(a7, splat(q + 7), dv)
+            d += cout
+        }
+    }
+    store(a0, dw); store(a1, dw + cout); store(a2, dw + 2 * cout); store(a3, dw + 3 * cout)
+    store(a4, dw + 4 * cout); store(a5, dw + 5 * cout); store(a6, dw + 6 * cout); store(a7, dw + 7 * cout)
+}
+
+/// Tap `j` of kernel row `ky`, channels `c0..<c0+16`.
+private func weightGrad1x16(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ dOutput: UnsafePointer<Float>,
+                            _ dWeights: UnsafeMutablePointer<Float>, ky: Int, j: Int, c0: Int) {
+    let cout = g.outChannels, cin = g.inChannels
+    let dw = dWeights + (ky * g.rowTaps + j) * cout + c0
+    var a: V16 = load(dw)
+    for y in 0..<g.outHeight {
+        let row = input + (y + ky) * g.rowStride + j
+        let d = dOutput + y * g.outWidth * cout + c0
+        for x in 0..<g.outWidth { a = madd(a, splat(row + x * cin), load(d + x * cout)) }
+    }
+    store(a, dw)
+}
+
+/// All 25 taps of a 5×5 kernel over one input channel, channels `c0..<c0+16` (25 accumulators).
+private func weightGradCin1K5(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ dOutput: UnsafePointer<Float>,
+                              _ dWeights: UnsafeMutablePointer<Float>, _ c0: Int) {
+    let cout = g.outChannels, rs = g.rowStride
+    let dw = dWeights + c0
+    var a00: V16 = load(dw), a01: V16 = load(dw + cout), a02: V16 = load(dw + 2 * cout), a03: V16 = load(dw + 3 * cout)
+    var a04: V16 = load(dw + 4 * cout), a10: V16 = load(dw + 5 * cout), a11: V16 = load(dw + 6 * cout), a12: V16 = load(dw + 7 * cout)
+    var a13: V16 = load(dw + 8 * cout), a14: V16 = load(dw + 9 * cout), a20: V16 = load(dw + 10 * cout), a21: V16 = load(dw + 11 * cout)
+    var a22: V16 = load(dw + 12 * cout), a23: V16 = load(dw + 13 * cout), a24: V16 = load(dw + 14 * cout), a30: V16 = load(dw + 15 * cout)
+    var a31: V16 = load(dw + 16 * cout), a32: V16 = load(dw + 17 * cout), a33: V16 = load(dw + 18 * cout), a34: V16 = load(dw + 19 * cout)
+    var a40: V16 = load(dw + 20 * cout), a41: V16 = load(dw + 21 * cout), a42: V16 = load(dw + 22 * cout), a43: V16 = load(dw + 23 * cout)
+    var a44: V16 = load(dw + 24 * cout)
+    for y in 0..<g.outHeight {
+        var d = dOutput + y * g.outWidth * cout + c0
+        var q = input + y * rs
+        for _ in 0..<g.outWidth {
+            let v: V16 = load(d)
+            let r1 = q + rs, r2 = q + 2 * rs, r3 = q + 3 * rs, r4 = q + 4 * rs
+            a00 = madd(a00, splat(q), v); a01 = madd(a01, splat(q + 1), v); a02 = madd(a02, splat(q + 2), v)
+            a03 = madd(a03, splat(q + 3), v); a04 = madd(a04, splat(q + 4), v)
+            a10 = madd(a10, splat(r1), v); a11 = madd(a11, splat(r1 + 1), v); a12 = madd(a12, splat(r1 + 2), v)
+            a13 = madd(a13, splat(r1 + 3), v); a14 = madd(a14, splat(r1 + 4), v)
+            a20 = madd(a20, splat(r2), v); a21 = madd(a21, splat(r2 + 1), v); a22 = madd(a22, splat(r2 + 2), v)
+            a23 = madd(a23, splat(r2 + 3), v); a24 = madd(a24, splat(r2 + 4), v)
+            a30 = madd(a30, splat(r3), v); a31 = madd(a31, splat(r3 + 1), v); a32 = madd(a32, splat(r3 + 2), v)
+            a33 = madd(a33, splat(r3 + 3), v); a34 = madd(a34, splat(r3 + 4), v)
+            a40 = madd(a40, splat(r4), v); a41 = madd(a41, splat(r4 + 1), v); a42 = madd(a42, splat(r4 + 2), v)
+            a43 = madd(a43, splat(r4 + 3), v); a44 = madd(a44, splat(r4 + 4), v)
+            d += cout
+            q += 1
+        }
+    }
+    store(a00, dw); store(a01, dw + cout); store(a02, dw + 2 * cout); store(a03, dw + 3 * cout)
+    store(a04, dw + 4 * cout); store(a10, dw + 5 * cout); store(a11, dw + 6 * cout); store(a12, dw + 7 * cout)
+    store(a13, dw + 8 * cout); store(a14, dw + 9 * cout); store(a20, dw + 10 * cout); store(a21, dw + 11 * cout)
+    store(a22, dw + 12 * cout); store(a23, dw + 13 * cout); store(a24, dw + 14 * cout); store(a30, dw + 15 * cout)
+    store(a31, dw + 16 * cout); store(a32, dw + 17 * cout); store(a33, dw + 18 * cout); store(a34, dw + 19 * cout)
+    store(a40, dw + 20 * cout); store(a41, dw + 21 * cout); store(a42, dw + 22 * cout); store(a43, dw + 23 * cout)
+    store(a44, dw + 24 * cout)
 }
 
 // MARK: - Padding, pooling

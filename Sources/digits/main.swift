@@ -8,6 +8,7 @@ let commands: [CLICommand.Type] = [
     TrainCommand.self,
     EvalCommand.self,
     RecognizeCommand.self,
+    InfoCommand.self,
     VersionCommand.self,
     MNISTCommand.self,
     ImportUNIPENCommand.self,

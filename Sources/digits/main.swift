@@ -13,6 +13,7 @@ let commands: [CLICommand.Type] = [
     MNISTCommand.self,
     ImportUNIPENCommand.self,
     RasterizeCommand.self,
+    BenchCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

@@ -21,6 +21,8 @@ enum ExitCode {
     static let usage: Int32 = 2
     /// A file could not be opened, read or written.
     static let io: Int32 = 3
+    /// Stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it); `train` resumes when run again.
+    static let interrupted: Int32 = 130
 
     static func of(_ error: DigitError) -> Int32 {
         switch error.kind {
@@ -33,8 +35,10 @@ enum ExitCode {
 
 enum CLI {
     static let exitCodesHelp = """
-    Exit codes: 0 success; 1 bad input (malformed or over-limit file); 2 bad command line;
-                3 a file could not be read or written.
+    Exit codes: 0 success; 1 bad input (malformed or over-limit file, or some drawings could not
+                be read); 2 bad command line; 3 a file could not be read or written;
+                130 interrupted by Ctrl-C (train: run the same command again to resume).
+    Errors are one line on stderr: digits COMMAND: FILE: PLACE: what was wrong.
     """
 
     static func main(_ argv: [String], commands: [CLICommand.Type]) -> Int32 {
@@ -94,7 +98,7 @@ struct VersionCommand: CLICommand {
     static let summary = "print the version"
     static let help = "Usage: digits version\n\nPrints the DigitKit version."
     static func run(_ args: inout Arguments) throws -> Int32 {
-        _ = try args.positionals()
+        _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
         print("digits \(DigitKitVersion.string)")
         return ExitCode.ok
     }

@@ -307,7 +307,7 @@ final class StrokeJSONTests: XCTestCase {
         let cases: [(String, String)] = [
             ("truncated.json", "line 1, column 52 (byte 51): unexpected end of input inside an array"),
             ("huge-number.json", "line 1, column 46 (byte 45): number 1e999 is too large: it overflows to infinity"),
-            ("nan.json", "line 1, column 21 (byte 20): expected a JSON value, found 'N'"),
+            ("nan.json", "line 1, column 21 (byte 20): NaN is not a number JSON allows (no NaN or infinities); write a finite number"),
         ]
         for (name, expected) in cases {
             let path = Self.strokes.appendingPathComponent("bad/" + name).path

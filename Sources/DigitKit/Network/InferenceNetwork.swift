@@ -88,6 +88,10 @@ public final class InferenceNetwork: @unchecked Sendable {
                 throw DigitError(.format, file: file, at: path,
                                  "tensor '\(name)' has shape \(t.shape), expected \(expected)")
             }
+            if let bad = t.values.firstIndex(where: { !$0.isFinite }) {
+                throw DigitError(.format, file: file, at: path,
+                                 "tensor '\(name)' value \(bad) is \(t.values[bad]): weights must be finite")
+            }
             used.insert(name)
             return t.values
         }
@@ -223,6 +227,10 @@ public final class InferenceNetwork: @unchecked Sendable {
                 let weights = try tensor(wName, path, shape: [outCount, inCount])
                 let bias = try bName.map { try tensor($0, path + ".bias", shape: [outCount]) } ?? Array(repeating: 0, count: outCount)
                 let outPadded = (outCount + 15) / 16 * 16
+                guard inCount * outPadded <= Self.maxBufferFloats else {
+                    throw DigitError(.limit, file: file, at: path,
+                                     "linear \(inCount)→\(outCount) needs \(inCount * outPadded) packed weights, more than the limit of \(Self.maxBufferFloats)")
+                }
                 let wT = FloatBuffer(count: inCount * outPadded)
                 // PyTorch flattens NCHW; our activations are NHWC: permute the columns once here.
                 let (h, wd, c) = (shape.height, shape.width, shape.channels)
@@ -260,6 +268,13 @@ public final class InferenceNetwork: @unchecked Sendable {
         guard multiplyAdds <= 1_000_000_000 else {
             throw DigitError(.limit, file: file, at: "layers", "\(multiplyAdds) multiply-adds per image is beyond the limit of 10^9")
         }
+        // The workspace is allocated per thread from these sizes, which a hostile `layers` list
+        // (say, many padded 1×1 convolutions) could otherwise blow up to gigabytes.
+        let workspaceFloats = 2 * maxActivation + paddedSizes.reduce(0, +)
+        guard workspaceFloats <= Self.maxWorkspaceFloats else {
+            throw DigitError(.limit, file: file, at: "layers",
+                             "the activations need \(workspaceFloats) floats of scratch memory per thread, more than the limit of \(Self.maxWorkspaceFloats)")
+        }
         writesPadded = (-1..<ops.count).map { i in
             guard i + 1 < ops.count, case let .conv(next) = ops[i + 1].0, next.padding > 0 else { return false }
             if i < 0 { return true }
@@ -270,6 +285,12 @@ public final class InferenceNetwork: @unchecked Sendable {
             }
         }
     }
+
+    /// The most scratch memory one `Workspace` may need, in floats: 2^24 (64 MiB). The shipped
+    /// network needs about 30,000.
+    public static let maxWorkspaceFloats = 1 << 24
+    /// The most floats in one packed weight buffer: 2^24 (64 MiB, the weight file's own size limit).
+    public static let maxBufferFloats = 1 << 24
 
     /// Scratch memory for one thread: two activation buffers and the padded-input buffers.
     public final class Workspace: @unchecked Sendable {

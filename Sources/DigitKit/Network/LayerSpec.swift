@@ -56,12 +56,13 @@ public enum LayerSpec: Equatable, Sendable {
             throw DigitError(.format, file: file, at: path, "expected an object")
         }
         func field(_ name: String) -> JSONValue? { fields.first { $0.key == name }?.value }
-        func string(_ name: String, optional: Bool = false) throws -> String? {
-            guard let v = field(name) else {
-                if optional { return nil }
-                throw DigitError(.format, file: file, at: "\(path).\(name)", "missing")
-            }
+        func optionalString(_ name: String) throws -> String? {
+            guard let v = field(name) else { return nil }
             guard case let .string(s) = v else { throw DigitError(.format, file: file, at: "\(path).\(name)", "expected a string") }
+            return s
+        }
+        func string(_ name: String) throws -> String {
+            guard let s = try optionalString(name) else { throw DigitError(.format, file: file, at: "\(path).\(name)", "missing") }
             return s
         }
         func int(_ name: String, default fallback: Int? = nil, range: ClosedRange<Int>) throws -> Int {
@@ -75,10 +76,10 @@ public enum LayerSpec: Equatable, Sendable {
             }
             return n
         }
-        guard let type = try string("type") else { throw DigitError(.format, file: file, at: path, "missing type") }
+        let type = try string("type")
         switch type {
         case "conv2d":
-            return .conv2d(weight: try string("weight")!, bias: try string("bias", optional: true),
+            return .conv2d(weight: try string("weight"), bias: try optionalString("bias"),
                            stride: try int("stride", default: 1, range: 1...16),
                            padding: try int("padding", default: 0, range: 0...16))
         case "batchnorm2d":
@@ -89,8 +90,8 @@ public enum LayerSpec: Equatable, Sendable {
                 }
                 eps = d
             }
-            return .batchnorm2d(weight: try string("weight")!, bias: try string("bias")!,
-                                runningMean: try string("running_mean")!, runningVar: try string("running_var")!, eps: eps)
+            return .batchnorm2d(weight: try string("weight"), bias: try string("bias"),
+                                runningMean: try string("running_mean"), runningVar: try string("running_var"), eps: eps)
         case "relu": return .relu
         case "maxpool2d":
             let k = try int("kernel", range: 1...16)
@@ -100,7 +101,7 @@ public enum LayerSpec: Equatable, Sendable {
             return .avgpool2d(kernel: k, stride: try int("stride", default: k, range: 1...16))
         case "global_avgpool": return .globalAvgPool
         case "flatten": return .flatten
-        case "linear": return .linear(weight: try string("weight")!, bias: try string("bias", optional: true))
+        case "linear": return .linear(weight: try string("weight"), bias: try optionalString("bias"))
         default:
             throw DigitError(.format, file: file, at: "\(path).type", "unknown layer type '\(type)'")
         }

@@ -29,7 +29,12 @@ public struct ModelFile: Sendable {
     /// Reads and validates a weight file: the safetensors container, the required metadata, and
     /// (by building it) the network it describes. Errors name the file and the key or layer.
     public static func load(path: String) throws -> ModelFile {
-        let file = try SafetensorsFile.read(path: path)
+        try parse(FileIO.read(path, limit: SafetensorsFile.maxFileBytes), file: path)
+    }
+
+    /// Validates a weight file already in memory, as `load(path:)` does; `path` names it in errors.
+    public static func parse(_ bytes: [UInt8], file path: String) throws -> ModelFile {
+        let file = try SafetensorsFile.parse(bytes, file: path)
         let m = file.metadata
         func require(_ key: String) throws -> String {
             guard let v = m[key] else { throw DigitError(.format, file: path, at: "metadata", "missing key '\(key)'") }

@@ -24,7 +24,8 @@ public struct Recognition: Sendable {
     /// `{"source":"a.jsonl","index":0,"digit":7,"confidence":0.993,"top":[[7,0.993],[1,0.004],[9,0.002]],"label":"7"}`.
     /// `digit` is null below the threshold; an empty drawing adds `"empty":true`.
     public func jsonLine(source: String, index: Int, label: String?) -> String {
-        func p(_ v: Float) -> String { String(format: "%.6g", v) }
+        // A broken model can produce NaN; JSON has no NaN, so it is written as null.
+        func p(_ v: Float) -> String { v.isFinite ? String(format: "%.6g", v) : "null" }
         var s = "{\"source\":\(JSONText.quote(source)),\"index\":\(index),\"digit\":\(digit.map(String.init) ?? "null"),"
         s += "\"confidence\":\(p(confidence)),\"top\":[" + top.map { "[\($0.digit),\(p($0.probability))]" }.joined(separator: ",") + "]"
         if let label { s += ",\"label\":\(JSONText.quote(label))" }

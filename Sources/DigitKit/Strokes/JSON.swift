@@ -301,8 +301,22 @@ private struct Parser {
              UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return byte
         default:
+            if let word = nonNumberWord(at: pos) { throw nonNumberError(word) }
             throw error("expected a JSON value, found \(describeByte(at: pos))")
         }
+    }
+
+    /// `NaN`, `Infinity` or `-Infinity` (as other programs print non-finite numbers) at `index`.
+    private func nonNumberWord(at index: Int) -> String? {
+        for word in ["NaN", "Infinity", "-Infinity", "inf", "-inf"] {
+            let utf8 = Array(word.utf8)
+            if index + utf8.count <= end, (0..<utf8.count).allSatisfy({ bytes[index + $0] == utf8[$0] }) { return word }
+        }
+        return nil
+    }
+
+    private func nonNumberError(_ word: String) -> DigitError {
+        error("\(word) is not a number JSON allows (no NaN or infinities); write a finite number")
     }
 
     /// `"key"` followed by `:`, with the whitespace around them.
@@ -493,6 +507,7 @@ private struct Parser {
         var exponent = 0
         var inexact = false
         guard pos < end, isDigit(bytes[pos]) else {
+            if negative, let word = nonNumberWord(at: numberStart) { throw error(nonNumberError(word).message, at: numberStart) }
             throw error("expected a digit in the number, found \(describeByte(at: pos))")
         }
         if bytes[pos] == UInt8(ascii: "0") {

@@ -205,7 +205,9 @@ private struct Reader {
             components[c].error = error(line: line, "expected a coordinate line 'x y' of two integers, found '\(shown.prefix(40))'")
             return
         }
-        guard Double(abs(x)) <= limits.maxCoordinate, Double(abs(y)) <= limits.maxCoordinate else {
+        // The limit applies to the flipped y that is returned (and written by import-unipen).
+        let flipped = Double(UNIPEN.tabletHeight) - Double(y)
+        guard Double(abs(x)) <= limits.maxCoordinate, abs(flipped) <= limits.maxCoordinate else {
             components[c].error = error(.limit, line: line, "coordinate outside the limit of ±\(JSONValue.format(limits.maxCoordinate))")
             return
         }
@@ -214,7 +216,7 @@ private struct Reader {
             return
         }
         components[c].xy.append(Float(x))
-        components[c].xy.append(UNIPEN.tabletHeight - Float(y))
+        components[c].xy.append(Float(flipped))
     }
 
     /// An optionally signed decimal integer of at most 12 digits, else nil.

@@ -1,6 +1,8 @@
 /// A small command-line parser shared by the `digits` tool and the `digitpad` window.
 /// Options take the forms `--name value` and `--name=value`; anything else is positional
-/// (a lone `-` is positional: it means standard input). Unknown options are usage errors.
+/// (a lone `-` is positional: it means standard input). Unknown options are usage errors, and so
+/// is a value that starts with `--` after `--name` (`--name=--value` passes one on purpose).
+/// Numbers are checked against their range; NaN and infinities are refused.
 public struct Arguments {
     private var items: [String]
     private var consumed: [Bool]
@@ -33,6 +35,10 @@ public struct Arguments {
                     guard i + 1 < items.count, !consumed[i + 1] else {
                         throw DigitError(.usage, "option \(name) needs a value")
                     }
+                    // `--out --ascii` is a forgotten value, not a file named --ascii (write --out=--ascii for that).
+                    guard !items[i + 1].hasPrefix("--") else {
+                        throw DigitError(.usage, "option \(name) needs a value, found the option '\(items[i + 1])'")
+                    }
                     consumed[i] = true
                     consumed[i + 1] = true
                     value = items[i + 1]
@@ -49,7 +55,9 @@ public struct Arguments {
     public mutating func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = try option(name) else { return fallback }
         guard let v = Int(text), range.contains(v) else {
-            throw DigitError(.usage, "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+            let expected = range.upperBound == Int.max ? "a whole number of at least \(range.lowerBound)"
+                                                       : "an integer in \(range.lowerBound)...\(range.upperBound)"
+            throw DigitError(.usage, "\(name) must be \(expected), got '\(text)'")
         }
         return v
     }

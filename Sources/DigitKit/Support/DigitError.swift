@@ -29,13 +29,42 @@ public struct DigitError: Error, CustomStringConvertible, Equatable, Sendable {
         self.message = message
     }
 
-    /// `file: location: message`, one line.
+    /// The longest message `description` shows, in characters; longer ones are cut with `…`.
+    public static let maxMessageCharacters = 500
+
+    /// `file: location: message`, one line: control characters (line breaks, tabs, escape
+    /// sequences, U+2028/U+2029) become spaces or `\u{…}` so that a hostile file name or quoted
+    /// input cannot break the line or drive the terminal, and the message is cut at
+    /// `maxMessageCharacters`.
     public var description: String {
         var parts: [String] = []
-        if let file { parts.append(file) }
-        if let location { parts.append(location) }
-        parts.append(message.replacingOccurrences(of: "\n", with: " "))
+        if let file { parts.append(DigitError.oneLine(file, limit: 1000)) }
+        if let location { parts.append(DigitError.oneLine(location, limit: 200)) }
+        parts.append(DigitError.oneLine(message, limit: DigitError.maxMessageCharacters))
         return parts.joined(separator: ": ")
+    }
+
+    /// `text` with line breaks and tabs as spaces, other control characters as `\u{…}`, and at
+    /// most `limit` characters (then `…`).
+    static func oneLine(_ text: String, limit: Int) -> String {
+        var out = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == limit {
+                out += "…"
+                break
+            }
+            switch scalar.value {
+            case 0x0A, 0x0D, 0x09, 0x0B, 0x0C, 0x85, 0x2028, 0x2029:
+                out += " "
+            case 0..<0x20, 0x7F, 0x80..<0xA0:
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default:
+                out.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return out
     }
 
     /// The same error, attributed to `file` unless it already names one.

@@ -49,7 +49,11 @@ public enum FileIO {
         return bytes
     }
 
-    /// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename.
+    /// Writes `bytes` to `path` atomically: a temporary file `.NAME.PID.RANDOM.tmp` beside it,
+    /// fsync, rename over the target, fsync of the folder. A kill at any moment leaves the old
+    /// file or the new one. A kill before the rename (SIGKILL cannot be caught) may leave the
+    /// temporary file; the next write to the same target removes such leftovers of processes
+    /// that no longer exist.
     public static func writeAtomically<C: Collection>(_ bytes: C, to path: String) throws where C.Element == UInt8 {
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
@@ -58,7 +62,9 @@ public enum FileIO {
                 throw DigitError(.io, file: path, "cannot create folder \(dir)")
             }
         }
-        let temp = (dir.isEmpty ? "." : dir) + "/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let folder = dir.isEmpty ? "." : dir
+        removeStaleTemporaries(in: folder, name: url.lastPathComponent)
+        let temp = folder + "/.\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard fd >= 0 else { throw DigitError(.io, file: path, "cannot create temporary file \(temp): \(String(cString: strerror(errno)))") }
         var ok = false
@@ -66,10 +72,11 @@ public enum FileIO {
             if !ok { unlink(temp) }
         }
         let array = Array(bytes)
-        var written = 0
         let failure: String? = array.withUnsafeBytes { raw -> String? in
+            guard let base = raw.baseAddress else { return nil }
+            var written = 0
             while written < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + written, raw.count - written)
+                let n = Foundation.write(fd, base + written, raw.count - written)
                 if n < 0 {
                     if errno == EINTR { continue }
                     return String(cString: strerror(errno))
@@ -85,6 +92,24 @@ public enum FileIO {
             throw DigitError(.io, file: path, "cannot rename temporary file into place: \(String(cString: strerror(errno)))")
         }
         ok = true
+        // The rename itself is only durable once the folder is flushed too.
+        let dirfd = open(folder, O_RDONLY | O_DIRECTORY)
+        if dirfd >= 0 {
+            _ = fsync(dirfd)
+            close(dirfd)
+        }
+    }
+
+    /// Removes `.NAME.PID.RANDOM.tmp` files in `folder` left by killed writers of `name`, when
+    /// process PID no longer exists.
+    static func removeStaleTemporaries(in folder: String, name: String) {
+        let prefix = "." + name + "."
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for entry in entries where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
+            let fields = entry.dropFirst(prefix.count).dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
+            guard fields.count == 2, let pid = Int32(fields[0]), pid > 0, UInt32(fields[1]) != nil, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + entry) }
+        }
     }
 
     public static func writeAtomically(_ text: String, to path: String) throws {

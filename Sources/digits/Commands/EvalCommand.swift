@@ -29,6 +29,9 @@ struct EvalCommand: CLICommand {
       --exclude-writers L   all writers but these
     \(rasterOptionsHelp)
 
+    Drawings that cannot be read are reported on stderr, one line each, and left out of the
+    report; the exit code is then 1.
+
     \(CLI.exitCodesHelp)
     """
 
@@ -57,6 +60,7 @@ struct EvalCommand: CLICommand {
 
         let labels: [Int]
         let probabilities: [Float]
+        var unreadable = false
         if !rest.isEmpty {
             guard rest.count == 1 else { throw DigitError(.usage, "expected one input file or folder, got \(rest.count)") }
             let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
@@ -67,6 +71,7 @@ struct EvalCommand: CLICommand {
                 return true
             }
             for e in result.errors { printError("digits eval: \(e)") }
+            unreadable = !result.errors.isEmpty
             if result.unlabelled > 0 { printError("digits eval: \(result.unlabelled) drawings without a digit label were skipped") }
             guard !result.labels.isEmpty else { throw DigitError(.format, file: rest[0], "no labelled drawings to evaluate") }
             labels = result.labels
@@ -92,16 +97,17 @@ struct EvalCommand: CLICommand {
                                       temperature: model.temperature)
         if let predictionsPath { try writePredictions(predictionsPath, probabilities: probabilities, labels: labels) }
         print(json ? report.json : report.table, terminator: json ? "\n" : "")
-        return ExitCode.ok
+        return unreadable ? ExitCode.badInput : ExitCode.ok
     }
 
     static func parseWriters(_ text: String?, _ name: String) throws -> Set<Int>? {
         guard let text else { return nil }
         var set = Set<Int>()
         for part in text.split(separator: ",") {
-            let bounds = part.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            if bounds.count == 1, let v = bounds[0] { set.insert(v) }
-            else if bounds.count == 2, let a = bounds[0], let b = bounds[1], a <= b, b - a < 100_000 { set.formUnion(a...b) }
+            // Writers are non-negative, so "-" only separates the ends of a range.
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { UInt32($0.trimmingCharacters(in: .whitespaces)) }
+            if bounds.count == 1, let v = bounds[0] { set.insert(Int(v)) }
+            else if bounds.count == 2, let a = bounds[0], let b = bounds[1], a <= b, b - a < 100_000 { set.formUnion(Int(a)...Int(b)) }
             else { throw DigitError(.usage, "\(name) takes numbers and ranges like 1,4,10-12, got '\(text)'") }
         }
         return set

@@ -22,7 +22,7 @@ struct MNISTCommand: CLICommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         let dir = try args.option("--dir") ?? "Fixtures/mnist"
         let splitName = try args.option("--split") ?? "test"
-        _ = try args.positionals()
+        _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
         guard let split = MNISTSet.Split(rawValue: splitName) else {
             throw DigitError(.usage, "--split must be train or test, got '\(splitName)'")
         }

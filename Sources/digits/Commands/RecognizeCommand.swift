@@ -21,8 +21,9 @@ struct RecognizeCommand: CLICommand {
       --weights FILE      weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
     \(rasterOptionsHelp)
 
-    A drawing that cannot be read is reported on stderr (file, line, JSON path) and the others
-    are still answered; the exit code is then 1.
+    A drawing or file that cannot be read is reported on stderr, one line each (file, line, JSON
+    path or byte), and the others are still answered; the exit code is then 1 (3 when a file could
+    not be opened at all). An empty drawing is an answer ("? empty drawing"), not an error.
 
     \(CLI.exitCodesHelp)
     """
@@ -35,20 +36,22 @@ struct RecognizeCommand: CLICommand {
         let inputs = try args.positionals()
         guard !inputs.isEmpty else { throw DigitError(.usage, "no input: give stroke files, a directory, or - for stdin") }
         let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: options)
-        var failed = false
+        // Every problem is reported and the rest still answered; the exit code is the highest of
+        // the problems' codes (1 for a bad drawing or file, 3 for one that could not be read).
+        var status = ExitCode.ok
         var out = ""
         for input in inputs {
             let records: [DrawingRecord]
             do { records = try DrawingLoader.load(input) } catch let e as DigitError {
                 printError("digits recognize: \(e)")
-                failed = true
+                status = max(status, ExitCode.of(e))
                 continue
             }
             for record in records {
                 switch record.result {
                 case let .failure(error):
                     printError("digits recognize: \(error)")
-                    failed = true
+                    status = max(status, ExitCode.of(error))
                 case let .success(drawing):
                     let r = recognizer.recognize(drawing)
                     if json {
@@ -62,7 +65,7 @@ struct RecognizeCommand: CLICommand {
             }
         }
         print(out, terminator: "")
-        return failed ? ExitCode.badInput : ExitCode.ok
+        return status
     }
 
     static func describe(_ r: Recognition) -> String {

@@ -43,6 +43,13 @@ struct TrainCommand: CLICommand {
       --non-digits N        how many per epoch (default 0)
 
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
+
+    Ctrl-C (or SIGTERM) stops at the next batch, leaving the last checkpoint intact, and exits
+    with 130; run the same command again to resume from it. The result is then bit for bit the
+    weights of an uninterrupted run with the same options (the same holds after a kill -9).
+    A second Ctrl-C stops at once.
+
+    \(CLI.exitCodesHelp)
     """
 
     static func run(_ args: inout Arguments) throws -> Int32 {
@@ -65,8 +72,8 @@ struct TrainCommand: CLICommand {
         options.seed = UInt64(try args.int("--seed", default: 1, range: 0...Int(Int32.max)))
         options.threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         options.augment = !args.flag("--no-augment")
-        let validationCount = try args.int("--validation", default: 5000, range: 100...30000)
-        let limit = try args.int("--limit", default: 60000, range: 1000...60000)
+        let validationCount = try args.int("--validation", default: 5000, range: 1...30000)
+        let limit = try args.int("--limit", default: 60000, range: 2...60000)
         switch try args.option("--arch") ?? "standard" {
         case "standard": options.architecture = Architecture.standard
         case "tiny": options.architecture = Architecture.tiny
@@ -87,6 +94,14 @@ struct TrainCommand: CLICommand {
         let trainSet = try MNISTSet.load(directory: dir, split: .train)
         let testSet = try MNISTSet.load(directory: dir, split: .test)
         let used = min(limit, trainSet.count)
+        guard used - validationCount >= options.batchSize else {
+            throw DigitError(.usage, "--validation \(validationCount) leaves \(max(used - validationCount, 0)) of the \(used) training images "
+                + "used, fewer than one batch of \(options.batchSize): lower --validation or --batch-size, or raise --limit")
+        }
+        guard testSet.count > 0 else { throw DigitError(.format, file: dir, "the MNIST test split has no images") }
+        for (set, split) in [(trainSet, "train"), (testSet, "t10k")] where set.images.rows != 28 || set.images.columns != 28 {
+            throw DigitError(.format, file: dir, "the \(split) images are \(set.images.rows)×\(set.images.columns), the network needs 28×28")
+        }
         let trainRange = 0..<(used - validationCount)
         let validationRange = (used - validationCount)..<used
         var sources: [any SampleSource] = [MNISTSamples(trainSet, range: trainRange)]
@@ -107,12 +122,23 @@ struct TrainCommand: CLICommand {
         let trainer = Trainer(options: options, train: sources.count == 1 ? sources[0] : ConcatenatedSamples(sources),
                               validation: MNISTSamples(trainSet, range: validationRange))
         let progress = ProgressLine()
+        Interruption.install()
+        func stopIfInterrupted(_ state: String) {
+            guard Interruption.wasRequested else { return }
+            progress.finish("digits train: interrupted; \(state). Run the same command again to resume.")
+            exit(ExitCode.interrupted)
+        }
         printError("training: \(trainRange.count) MNIST images\(strokeNote), validation \(validationRange.count), \(options.epochs) epochs, "
             + "batch \(options.batchSize), \(options.threads) threads, \(trainer.parameterCount) parameters, "
             + "\(trainer.multiplyAdds) multiply-adds/image, build \(BuildInfo.kernelMode)")
+        var epochsSaved = 0
         let model = try trainer.run(checkpoint: checkpoint) { event in
             switch event {
             case let .batch(epoch, batch, batches, loss, accuracy, rate, eta):
+                // The checkpoint of the previous epoch is complete by the time a batch is reported.
+                epochsSaved = epoch - 1
+                stopIfInterrupted(epochsSaved == 0 ? "no epoch was finished, nothing to resume from"
+                                                   : "\(checkpoint) holds \(epochsSaved) finished epoch\(epochsSaved == 1 ? "" : "s")")
                 progress.update(String(format: "epoch %d/%d %@ %d/%d  loss %.4f  acc %.2f%%  %.0f img/s  ETA %@",
                                        epoch, options.epochs, ProgressLine.bar(Double(batch) / Double(batches), width: 20),
                                        batch, batches, loss, accuracy * 100, rate, ProgressLine.duration(eta)))
@@ -124,6 +150,7 @@ struct TrainCommand: CLICommand {
                 progress.finish("resuming from \(checkpoint) after epoch \(epoch)")
             }
         }
+        stopIfInterrupted("\(checkpoint) holds all \(options.epochs) epochs; the weight file was not written")
         // Calibrate on validation, then measure the test set once for the record.
         var file = ModelFile(layers: model.layers, tensors: model.tensors, inputMean: model.inputMean, inputStd: model.inputStd)
         let network = try file.makeNetwork()

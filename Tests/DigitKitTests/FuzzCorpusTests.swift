@@ -1,0 +1,38 @@
+import DigitKit
+import Foundation
+import XCTest
+
+/// Replays the committed fuzz corpus (`Fixtures/fuzz/<target>/`: the seeds and every input that
+/// once crashed a target) through the properties the fuzzers check (`FuzzChecks`).
+final class FuzzCorpusTests: XCTestCase {
+    private func replay(_ target: String) throws {
+        let folder = TestPaths.fixtures.appendingPathComponent("fuzz/\(target)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertGreaterThanOrEqual(names.count, 5, "the \(target) seed corpus is too small")
+        for name in names {
+            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+            XCTAssertEqual(FuzzChecks.run(target, bytes), [], "\(target)/\(name)")
+        }
+    }
+
+    func testFuzzCorpus_StrokesInputsKeepEveryProperty() throws { try replay("strokes") }
+    func testFuzzCorpus_UNIPENInputsKeepEveryProperty() throws { try replay("unipen") }
+    func testFuzzCorpus_IDXInputsKeepEveryProperty() throws { try replay("idx") }
+    func testFuzzCorpus_SafetensorsInputsKeepEveryProperty() throws { try replay("safetensors") }
+    func testFuzzCorpus_ModelInputsKeepEveryProperty() throws { try replay("model") }
+
+    func testFuzzCorpus_TheSeedModelsAreValidWeightFiles() throws {
+        // Without a loadable model in the seeds the fuzzer would hardly ever reach the network.
+        for name in ["model-conv-bn-avgpool", "model-maxpool-global", "model-tiny"] {
+            let url = TestPaths.fixtures.appendingPathComponent("fuzz/safetensors/\(name).safetensors")
+            XCTAssertNoThrow(try ModelFile.load(path: url.path), name)
+        }
+    }
+
+    func testFuzzChecks_CatchAViolatedProperty() {
+        // The checks must be able to fail: a drawing out of its limits is reported.
+        let drawing = Drawing(strokes: [[StrokePoint(x: 5000, y: 0)]])
+        XCTAssertEqual(FuzzChecks.checkDrawing(drawing, limits: FuzzChecks.tightLimits), ["point (5000.0, 0.0) out of range"])
+        XCTAssertEqual(FuzzChecks.checkError(CocoaError(.fileNoSuchFile), source: "x").count, 1)
+    }
+}

@@ -150,9 +150,10 @@ def time_ort(sessions, images, batch, threads, runs):
     session = sessions[threads]
     batches = max(1, images_per_run(batch) // batch)
     count = images.shape[0]
-    rates = []
+    rates, cpu = [], []
     start_index = 0
     for run in range(runs + 1):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         for _ in range(batches):
             if start_index + batch > count:
@@ -160,9 +161,11 @@ def time_ort(sessions, images, batch, threads, runs):
             session.run(None, {"pixels": images[start_index:start_index + batch]})
             start_index += batch
         elapsed = time.perf_counter() - t0
+        cpu_seconds = time.process_time() - c0
         if run > 0:
             rates.append(batches * batch / elapsed)
-    return float(np.median(rates))
+            cpu.append(cpu_seconds * 1e6 / (batches * batch))
+    return float(np.median(rates)), float(np.median(cpu))
 
 
 def run_digits(digits, args, extra):
@@ -220,13 +223,20 @@ def main():
     # Timings, alternating so both runtimes see the same load.
     ort_rates = {c: [] for c in CONFIGS}
     digits_rates = {c: [] for c in CONFIGS}
+    ort_cpu = {c: [] for c in CONFIGS}
+    digits_cpu = {c: [] for c in CONFIGS}
+    loads = [os.getloadavg()[0]]
     for r in range(args.rounds):
         print(f"compare: round {r + 1}/{args.rounds}", file=sys.stderr)
         for batch, threads in CONFIGS:
-            ort_rates[(batch, threads)].append(time_ort(sessions, images, batch, threads, args.runs))
+            rate, cpu = time_ort(sessions, images, batch, threads, args.runs)
+            ort_rates[(batch, threads)].append(rate)
+            ort_cpu[(batch, threads)].append(cpu)
         report = run_digits(digits, args, ["--only", "cnn"])
         for batch, threads in CONFIGS:
             digits_rates[(batch, threads)].append(report[f"cnn_img_per_s_b{batch}_t{threads}"])
+            digits_cpu[(batch, threads)].append(report[f"cnn_cpu_us_per_img_b{batch}_t{threads}"])
+        loads.append(os.getloadavg()[0])
     full = None if args.no_full_bench else run_digits(digits, args, [])
 
     lines = []
@@ -240,7 +250,9 @@ def main():
                  f"ONNX Runtime {(ort_predicted == labels).mean() * 100:.2f}%"
                  + ("" if argmax_from_logits == 1 else f" (digits logits argmax vs eval: {argmax_from_logits * 100:.2f}%)"))
     lines.append("")
-    lines.append(f"Images per second, median over {args.rounds} rounds (each the median of {args.runs} runs):")
+    lines.append(f"1-minute load average during the timings: {min(loads):.2f}–{max(loads):.2f} on {os.cpu_count()} CPUs.")
+    lines.append("")
+    lines.append(f"Images per second (wall clock), median over {args.rounds} rounds (each the median of {args.runs} runs):")
     lines.append("")
     lines.append("| batch | threads | digits img/s | ONNX Runtime img/s | digits / ORT |")
     lines.append("| ---: | ---: | ---: | ---: | ---: |")
@@ -248,6 +260,15 @@ def main():
         d = float(np.median(digits_rates[(batch, threads)]))
         o = float(np.median(ort_rates[(batch, threads)]))
         lines.append(f"| {batch} | {threads} | {d:,.0f} | {o:,.0f} | {d / o:.2f}× |")
+    lines.append("")
+    lines.append("CPU time per image, all threads of each process (not inflated by other processes on the machine):")
+    lines.append("")
+    lines.append("| batch | threads | digits CPU µs | ONNX Runtime CPU µs | ORT / digits |")
+    lines.append("| ---: | ---: | ---: | ---: | ---: |")
+    for batch, threads in CONFIGS:
+        d = float(np.median(digits_cpu[(batch, threads)]))
+        o = float(np.median(ort_cpu[(batch, threads)]))
+        lines.append(f"| {batch} | {threads} | {d:.1f} | {o:.1f} | {o / d:.2f}× |")
     if full:
         lines.append("")
         lines.append("`digits bench --json` in the same run:")

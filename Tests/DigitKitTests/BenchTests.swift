@@ -67,6 +67,7 @@ final class BenchTests: XCTestCase {
 
     func testBenchmark_SpawnReportsExitStatus() throws {
         XCTAssertEqual(try Benchmark.spawnAndWait(["/bin/true"]).1, 0)
+        XCTAssertNotNil(Benchmark.ownPeakKilobytes())
         XCTAssertEqual(try Benchmark.spawnAndWait(["/bin/false"]).1, 1)
         XCTAssertThrowsError(try Benchmark.spawnAndWait(["/nonexistent/digits"]))
     }

@@ -67,6 +67,15 @@ public struct BenchReport: Sendable {
     public var endToEndP50: Double?
     public var endToEndP99: Double?
     public var endToEndSamples = 0
+    /// The same, in CPU time of the measuring thread (µs; insensitive to other processes).
+    public var endToEndCPUP50: Double?
+    public var endToEndCPUP99: Double?
+    /// The rasterizer alone in CPU time of the thread (µs per drawing).
+    public var rasterCPUMicroseconds: Double?
+    /// User + system CPU time of the cold-start process (ms, median).
+    public var coldStartCPUMilliseconds: Double?
+    /// True when the peak-memory figure may be this process's own peak (inherited by the child).
+    public var recognizePeakIsUpperBound = false
     /// The rasterizer alone, per drawing (µs).
     public var rasterMicroseconds: Double?
     /// A whole `digits recognize FILE` process for one drawing (ms), and its peak resident memory (MB).
@@ -93,7 +102,12 @@ public struct BenchReport: Sendable {
         add("e2e_us_p99", endToEndP99, 2)
         add("raster_us_per_digit", rasterMicroseconds, 3)
         add("cold_start_ms", coldStartMilliseconds, 2)
+        add("e2e_cpu_us_p50", endToEndCPUP50, 2)
+        add("e2e_cpu_us_p99", endToEndCPUP99, 2)
+        add("raster_cpu_us_per_digit", rasterCPUMicroseconds, 3)
+        add("cold_start_cpu_ms", coldStartCPUMilliseconds, 2)
         add("recognize_peak_rss_mb", recognizePeakMegabytes, 1)
+        if recognizePeakMegabytes != nil, recognizePeakIsUpperBound { fields.append("\"recognize_peak_rss_is_upper_bound\":true") }
         add("train_img_per_s", trainImagesPerSecond, 0)
         add("train_cpu_us_per_img", trainCPUMicrosecondsPerImage, 1)
         if trainImagesPerSecond != nil { fields.append("\"train_threads\":\(trainThreads)") }
@@ -138,12 +152,22 @@ public struct BenchReport: Sendable {
                        t.threads == 1 ? "" : "s", gflops, t.cpuMicrosecondsPerImage))
         }
         if let p50 = endToEndP50, let p99 = endToEndP99 {
-            row("e2e_us_p50", String(format: "%.1f", p50), "stroke JSON text → answer, \(endToEndSamples) samples")
-            row("e2e_us_p99", String(format: "%.1f", p99))
+            row("e2e_us_p50", String(format: "%.1f", p50), "stroke JSON text → answer, \(endToEndSamples) samples"
+                + (endToEndCPUP50.map { String(format: "; CPU %.1f", $0) } ?? ""))
+            row("e2e_us_p99", String(format: "%.1f", p99), endToEndCPUP99.map { String(format: "CPU %.1f", $0) } ?? "")
         }
-        if let r = rasterMicroseconds { row("raster_us_per_digit", String(format: "%.2f", r), "rasterizer alone") }
-        if let c = coldStartMilliseconds { row("cold_start_ms", String(format: "%.1f", c), "digits recognize FILE, whole process") }
-        if let m = recognizePeakMegabytes { row("recognize_peak_rss_mb", String(format: "%.1f", m), "peak resident memory of that process") }
+        if let r = rasterMicroseconds {
+            row("raster_us_per_digit", String(format: "%.2f", r), "rasterizer alone"
+                + (rasterCPUMicroseconds.map { String(format: "; CPU %.2f", $0) } ?? ""))
+        }
+        if let c = coldStartMilliseconds {
+            row("cold_start_ms", String(format: "%.1f", c), "digits recognize FILE, whole process"
+                + (coldStartCPUMilliseconds.map { String(format: "; CPU %.1f ms", $0) } ?? ""))
+        }
+        if let m = recognizePeakMegabytes {
+            row("recognize_peak_rss_mb", String(format: "%.1f", m),
+                "peak resident memory of that process" + (recognizePeakIsUpperBound ? " (upper bound: the bench's own peak)" : ""))
+        }
         if let t = trainImagesPerSecond {
             row("train_img_per_s", String(format: "%.0f", t), "\(trainThreads) threads, batch 128"
                 + (trainCPUMicrosecondsPerImage.map { String(format: "; %.0f CPU µs/image", $0) } ?? ""))
@@ -198,6 +222,18 @@ public enum Benchmark {
         report.loadBefore = loadAverage()
         report.runs = config.runs
         report.weights = config.weightsPath
+        // First, while this process is small: on Linux a child's peak-memory figure starts from
+        // the parent's own peak (it is inherited across fork and exec).
+        if config.parts.contains(.cold), let exe = config.executable {
+            progress("cold: digits recognize FILE")
+            let file = try drawingFiles(config.drawingsDirectory)[0]
+            let own = ownPeakKilobytes()
+            let (ms, cpuMs, mb) = try coldStart(executable: exe, weights: config.weightsPath, drawing: file.path, runs: config.runs)
+            report.coldStartMilliseconds = ms
+            report.coldStartCPUMilliseconds = cpuMs
+            report.recognizePeakMegabytes = mb
+            report.recognizePeakIsUpperBound = own.map { Double($0) / 1024 >= mb } ?? true
+        }
         let model = try ModelFile.load(path: config.weightsPath)
         let network = try model.makeNetwork(file: config.weightsPath)
         report.multiplyAdds = network.multiplyAdds
@@ -223,25 +259,22 @@ public enum Benchmark {
                 report.layers = layerTimings(network, pixels: pixels, images: config.quick ? 300 : 1000, runs: config.runs)
             }
         }
-        if parts.contains(.e2e) || parts.contains(.raster) || parts.contains(.cold) {
+        if parts.contains(.e2e) || parts.contains(.raster) {
             let files = try drawingFiles(config.drawingsDirectory)
             if parts.contains(.e2e) {
                 progress("e2e: stroke JSON → answer")
                 let recognizer = try DigitRecognizer(model: model)
-                let samples = try endToEnd(recognizer, files: files, rounds: config.quick ? 4 : max(20, config.runs))
+                let (samples, cpu) = try endToEnd(recognizer, files: files, rounds: config.quick ? 4 : max(20, config.runs))
                 report.endToEndP50 = Statistics.percentile(samples, 50)
                 report.endToEndP99 = Statistics.percentile(samples, 99)
+                report.endToEndCPUP50 = Statistics.percentile(cpu, 50)
+                report.endToEndCPUP99 = Statistics.percentile(cpu, 99)
                 report.endToEndSamples = samples.count
             }
             if parts.contains(.raster) {
                 progress("raster: rasterizer alone")
-                report.rasterMicroseconds = try rasterTime(files: files, options: model.rasterOptions, runs: max(config.runs, 9))
-            }
-            if parts.contains(.cold), let exe = config.executable, let file = files.first {
-                progress("cold: digits recognize FILE")
-                let (ms, mb) = try coldStart(executable: exe, weights: config.weightsPath, drawing: file.path, runs: config.runs)
-                report.coldStartMilliseconds = ms
-                report.recognizePeakMegabytes = mb
+                (report.rasterMicroseconds, report.rasterCPUMicroseconds) =
+                    try rasterTime(files: files, options: model.rasterOptions, runs: max(config.runs, 9))
             }
         }
         if parts.contains(.train) {
@@ -253,6 +286,15 @@ public enum Benchmark {
         }
         report.loadAfter = loadAverage()
         return report
+    }
+
+    /// This process's peak resident set (VmHWM in /proc/self/status, Linux) in KB, or nil.
+    static func ownPeakKilobytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        }
+        return nil
     }
 
     /// The 1-minute load average from /proc/loadavg (Linux), or nil.
@@ -349,12 +391,15 @@ public enum Benchmark {
         }
     }
 
-    /// Microseconds per drawing, one sample per call, from the JSON bytes to the filtered answer.
-    static func endToEnd(_ recognizer: DigitRecognizer, files: [(path: String, bytes: [UInt8])], rounds: Int) throws -> [Double] {
-        var samples: [Double] = []
+    /// Microseconds per drawing, one sample per call, from the JSON bytes to the filtered answer:
+    /// wall time and CPU time of this thread.
+    static func endToEnd(_ recognizer: DigitRecognizer, files: [(path: String, bytes: [UInt8])], rounds: Int) throws -> ([Double], [Double]) {
+        var samples: [Double] = [], cpu: [Double] = []
         samples.reserveCapacity(rounds * files.count)
+        cpu.reserveCapacity(rounds * files.count)
         for round in 0...rounds {
             for file in files {
+                let cpuStart = threadCPUNanoseconds()
                 let start = monotonicNanoseconds()
                 let records = try DrawingLoader.decode(file.bytes, source: file.path, format: .json)
                 guard let record = records.first, case let .success(drawing) = record.result else {
@@ -362,14 +407,19 @@ public enum Benchmark {
                 }
                 _ = recognizer.recognize(drawing)
                 let end = monotonicNanoseconds()
-                if round > 0 { samples.append(Double(end - start) / 1e3) }
+                let cpuEnd = threadCPUNanoseconds()
+                if round > 0 {
+                    samples.append(Double(end - start) / 1e3)
+                    cpu.append(Double(cpuEnd - cpuStart) / 1e3)
+                }
             }
         }
-        return samples
+        return (samples, cpu)
     }
 
-    /// Microseconds per drawing of the rasterizer alone (median over `runs` passes over all drawings).
-    static func rasterTime(files: [(path: String, bytes: [UInt8])], options: RasterOptions, runs: Int) throws -> Double {
+    /// Microseconds per drawing of the rasterizer alone (median over `runs` passes over all
+    /// drawings), in wall time and in CPU time of this thread.
+    static func rasterTime(files: [(path: String, bytes: [UInt8])], options: RasterOptions, runs: Int) throws -> (Double, Double) {
         let drawings: [Drawing] = try files.map { file in
             guard let record = try DrawingLoader.decode(file.bytes, source: file.path, format: .json).first,
                   case let .success(drawing) = record.result else {
@@ -379,38 +429,47 @@ public enum Benchmark {
         }
         let rasterizer = Rasterizer(options: options)
         var image = [Float](repeating: 0, count: 784)
-        var times: [Double] = []
+        var times: [Double] = [], cpu: [Double] = []
         let repeats = 20
         image.withUnsafeMutableBufferPointer { out in
             for run in 0...runs {
+                let cpuStart = threadCPUNanoseconds()
                 let t = measureSeconds {
                     for _ in 0..<repeats { for d in drawings { rasterizer.rasterize(d, into: out) } }
                 }
-                if run > 0 { times.append(t * 1e6 / Double(repeats * drawings.count)) }
+                let cpuSeconds = Double(threadCPUNanoseconds() - cpuStart) / 1e9
+                if run > 0 {
+                    times.append(t * 1e6 / Double(repeats * drawings.count))
+                    cpu.append(cpuSeconds * 1e6 / Double(repeats * drawings.count))
+                }
             }
         }
-        return Statistics.median(times)
+        return (Statistics.median(times), Statistics.median(cpu))
     }
 
-    /// Median wall time (ms) of `executable recognize drawing --weights weights` with output
-    /// discarded, after one warm-up run, and the largest peak resident memory (MB) of those runs.
-    static func coldStart(executable: String, weights: String, drawing: String, runs: Int) throws -> (Double, Double) {
-        var times: [Double] = []
+    /// Median wall time and user + system CPU time (ms) of `executable recognize drawing --weights
+    /// weights` with output discarded, after one warm-up run, and the largest peak resident memory
+    /// (MB) of those runs.
+    static func coldStart(executable: String, weights: String, drawing: String, runs: Int) throws -> (Double, Double, Double) {
+        var times: [Double] = [], cpu: [Double] = []
         var peakKB = 0
         for run in 0...max(runs, 1) {
-            let (seconds, status, maxRSS) = try spawnAndWait([executable, "recognize", drawing, "--weights", weights])
+            let (seconds, status, maxRSS, cpuSeconds) = try spawnAndWait([executable, "recognize", drawing, "--weights", weights])
             guard status == 0 else {
                 throw DigitError(.io, file: executable, "digits recognize exited with status \(status) during the cold-start timing")
             }
-            if run > 0 { times.append(seconds * 1e3) }
+            if run > 0 {
+                times.append(seconds * 1e3)
+                cpu.append(cpuSeconds * 1e3)
+            }
             peakKB = max(peakKB, maxRSS)
         }
-        return (Statistics.median(times), Double(peakKB) / 1024)
+        return (Statistics.median(times), Statistics.median(cpu), Double(peakKB) / 1024)
     }
 
-    /// Runs a process with stdout and stderr discarded; returns wall seconds, exit status and the
-    /// child's peak resident set in KB.
-    static func spawnAndWait(_ argv: [String]) throws -> (Double, Int32, Int) {
+    /// Runs a process with stdout and stderr discarded; returns wall seconds, exit status, the
+    /// child's peak resident set in KB and its user + system CPU seconds.
+    static func spawnAndWait(_ argv: [String]) throws -> (Double, Int32, Int, Double) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -432,7 +491,9 @@ public enum Benchmark {
         }
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         let exited = status & 0x7f == 0
-        return (seconds, exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), Int(usage.ru_maxrss))
+        func secs(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return (seconds, exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), Int(usage.ru_maxrss),
+                secs(usage.ru_utime) + secs(usage.ru_stime))
     }
 
     /// Training images per second with `threads` threads: batch 128 of augmented MNIST through the

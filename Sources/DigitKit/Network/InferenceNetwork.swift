@@ -403,8 +403,9 @@ public final class InferenceNetwork: @unchecked Sendable {
     }
 
     /// Logits of `count` images (784 floats each) into `logits` (10 per image), the batch split in
-    /// contiguous parts over `threads` threads, one workspace each (`workspaces`, when given, must
-    /// hold at least `threads` of them). One thread runs on the caller's thread.
+    /// contiguous parts over `threads` threads. `workspaces`, when it holds one per part, is reused
+    /// (no allocation); otherwise fresh workspaces are made for this call. One thread runs on the
+    /// caller's thread. Each image's logits are the same bits whatever the batch or thread count.
     public func logits(pixels: UnsafePointer<Float>, count: Int, into logits: UnsafeMutablePointer<Float>,
                        threads: Int = 1, workspaces: [Workspace]? = nil) {
         let parts = Parallel.ranges(count, parts: threads)

@@ -8,10 +8,12 @@ let commands: [CLICommand.Type] = [
     TrainCommand.self,
     EvalCommand.self,
     RecognizeCommand.self,
+    InfoCommand.self,
     VersionCommand.self,
     MNISTCommand.self,
     ImportUNIPENCommand.self,
     RasterizeCommand.self,
+    BenchCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

@@ -71,11 +71,10 @@ public enum ImageIO {
         return text
     }
 
-    /// CRC-32 (ISO 3309 / ITU-T V.42, reflected polynomial 0xEDB88320) as PNG chunks use it.
-    public static func crc32<C: Collection>(_ bytes: C, initial: UInt32 = 0) -> UInt32 where C.Element == UInt8 {
-        var crc = ~initial
-        for byte in bytes { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return ~crc
+    /// CRC-32 (ISO 3309 / ITU-T V.42, reflected polynomial 0xEDB88320) as PNG chunks use it:
+    /// the same checksum as gzip's, computed by `Gzip.crc32`.
+    public static func crc32(_ bytes: [UInt8], initial: UInt32 = 0) -> UInt32 {
+        bytes.withUnsafeBufferPointer { Gzip.crc32($0, continuing: initial) }
     }
 
     /// Adler-32 (RFC 1950) of `bytes`.
@@ -94,12 +93,6 @@ public enum ImageIO {
             }
         }
         return (b % 65521) << 16 | (a % 65521)
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
     }
 
     /// A zlib stream (RFC 1950) of stored deflate blocks (RFC 1951 §3.2.4).

@@ -1,6 +1,6 @@
 /// The layers of a trainable network, in order. Names (`conv1`, `bn1`, `fc`) become tensor names
 /// in the weight file.
-public enum ArchitectureLayer: Equatable, Sendable {
+public enum ArchitectureLayer: Equatable, Sendable, CustomStringConvertible {
     case conv(outChannels: Int, kernel: Int, padding: Int)
     case batchNorm
     case relu
@@ -8,6 +8,19 @@ public enum ArchitectureLayer: Equatable, Sendable {
     case dropout(Float)
     case flatten
     case linear(outCount: Int)
+
+    /// Compact text: `conv16k5p2`, `bn`, `relu`, `maxpool`, `dropout0.3`, `flatten`, `linear10`.
+    public var description: String {
+        switch self {
+        case let .conv(c, k, p): return "conv\(c)k\(k)p\(p)"
+        case .batchNorm: return "bn"
+        case .relu: return "relu"
+        case .maxPool: return "maxpool"
+        case let .dropout(r): return "dropout\(r)"
+        case .flatten: return "flatten"
+        case let .linear(n): return "linear\(n)"
+        }
+    }
 }
 
 public enum Architecture {

@@ -19,6 +19,8 @@ public struct TrainingOptions: Sendable, Equatable {
     /// Input normalization: MNIST training-set mean and standard deviation of p/255.
     public var inputMean: Float = 0.1307
     public var inputStd: Float = 0.3081
+    /// Describes the training data (sources, ranges, repeats); part of the fingerprint.
+    public var dataTag = ""
 
     public enum Schedule: String, Sendable { case cosine, constant }
 
@@ -39,9 +41,9 @@ public struct TrainingOptions: Sendable, Equatable {
     /// A stable text of every option that shapes the result, stored in checkpoints so a resume
     /// with different options is refused.
     public var fingerprint: String {
-        "arch=\(architecture) epochs=\(epochs) batch=\(batchSize) lr=\(learningRate) momentum=\(momentum) "
+        "arch=\(architecture.map(\.description).joined(separator: ",")) epochs=\(epochs) batch=\(batchSize) lr=\(learningRate) momentum=\(momentum) "
             + "wd=\(weightDecay) warmup=\(warmupEpochs) schedule=\(schedule.rawValue) seed=\(seed) augment=\(augment) "
-            + "mean=\(inputMean) std=\(inputStd)"
+            + "mean=\(inputMean) std=\(inputStd) data=\(dataTag)"
     }
 }
 
@@ -97,7 +99,11 @@ public final class Trainer {
 
     deinit { labels.deallocate() }
 
-    public var parameterCount: Int { network.exportTensors().values.reduce(0) { $0 + $1.count } }
+    /// Trainable parameters (batch-norm running statistics are not parameters).
+    public var parameterCount: Int {
+        network.exportTensors().filter { !$0.key.hasSuffix(".running_mean") && !$0.key.hasSuffix(".running_var") }
+            .values.reduce(0) { $0 + $1.count }
+    }
     public var multiplyAdds: Int { network.multiplyAdds }
 
     /// Trains for `options.epochs` epochs, resuming from `checkpoint` when it exists and matches,
@@ -115,7 +121,7 @@ public final class Trainer {
         for epoch in firstEpoch..<options.epochs {
             let epochStart = Date()
             let order = permutation(epoch: epoch)
-            var lossSum: Double = 0, correct = 0, seen = 0
+            var lossSum: Double = 0, correct = 0, seen = 0, digitsSeen = 0
             for b in 0..<batches {
                 let t = Float(epoch) + Float(b) / Float(batches)
                 let lr = options.learningRate(at: t)
@@ -137,18 +143,19 @@ public final class Trainer {
                 lossSum += Double(loss) * Double(n)
                 correct += right
                 seen += n
+                for k in 0..<n where labels[k] >= 0 { digitsSeen += 1 }
                 network.backward(dLogits, ctx)
                 step(learningRate: lr)
                 let elapsed = Date().timeIntervalSince(epochStart)
                 let rate = Double(seen) / max(elapsed, 1e-9)
                 let remaining = Double((options.epochs - epoch - 1) * batches * n + (batches - b - 1) * n) / rate
                 report(.batch(epoch: epoch + 1, batch: b + 1, batches: batches, loss: Float(lossSum / Double(seen)),
-                              accuracy: Float(correct) / Float(seen), imagesPerSecond: rate, etaSeconds: remaining))
+                              accuracy: Float(correct) / Float(max(digitsSeen, 1)), imagesPerSecond: rate, etaSeconds: remaining))
             }
             let trainSeconds = Date().timeIntervalSince(epochStart)
             let (vLoss, vAcc) = try evaluateValidation()
             let summary = EpochSummary(epoch: epoch + 1, epochs: options.epochs, trainLoss: Float(lossSum / Double(max(seen, 1))),
-                                       trainAccuracy: Float(correct) / Float(max(seen, 1)), validationLoss: vLoss,
+                                       trainAccuracy: Float(correct) / Float(max(digitsSeen, 1)), validationLoss: vLoss,
                                        validationAccuracy: vAcc, learningRate: options.learningRate(at: Float(epoch + 1)),
                                        seconds: Date().timeIntervalSince(epochStart), imagesPerSecond: Double(seen) / trainSeconds)
             history.append(summary)
@@ -172,17 +179,27 @@ public final class Trainer {
     }
 
     /// Mean loss and the number of correct predictions; writes dLoss/dLogits into `dLogits`.
+    /// A sample labelled `NonDigitSamples.label` (-1) is trained toward the uniform distribution
+    /// (cross-entropy to 1/10 for every class) and is not counted in the accuracy.
     private func softmaxCrossEntropy(_ logits: FloatBuffer, count n: Int) -> (Float, Int) {
         var loss: Float = 0
         var correct = 0
         for k in 0..<n {
             let z = logits.pointer + k * 10, d = dLogits.pointer + k * 10
             softmax(z, count: 10, into: d)
+            let label = labels[k]
+            if label < 0 {
+                for c in 0..<10 {
+                    loss -= 0.1 * log(max(d[c], 1e-30))
+                    d[c] = (d[c] - 0.1) / Float(n)
+                }
+                continue
+            }
             var best = 0
             for c in 1..<10 where z[c] > z[best] { best = c }
-            if best == labels[k] { correct += 1 }
-            loss -= log(max(d[labels[k]], 1e-30))
-            d[labels[k]] -= 1
+            if best == label { correct += 1 }
+            loss -= log(max(d[label], 1e-30))
+            d[label] -= 1
             for c in 0..<10 { d[c] /= Float(n) }
         }
         return (loss / Float(n), correct)

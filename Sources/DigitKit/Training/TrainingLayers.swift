@@ -203,18 +203,10 @@ final class BatchNormLayer: TrainingLayer {
             preparePartials(ctx.chunks.count)
             ctx.parallel { chunk, images in
                 var s = [Double](repeating: 0, count: 2 * c)
-                var s1 = [Float](repeating: 0, count: c), s2 = [Float](repeating: 0, count: c)
-                for n in images {
-                    let p = x.pointer + n * per
-                    for k in 0..<c { s1[k] = 0; s2[k] = 0 }
-                    for i in 0..<pixels {
-                        for k in 0..<c {
-                            let v = p[i * c + k]
-                            s1[k] += v
-                            s2[k] += v * v
-                        }
+                s.withUnsafeMutableBufferPointer { s in
+                    for n in images {
+                        channelSums(x.pointer + n * per, nil, pixels: pixels, channels: c, into: s.baseAddress!)
                     }
-                    for k in 0..<c { s[k] += Double(s1[k]); s[c + k] += Double(s2[k]) }
                 }
                 partials[chunk] = s
             }
@@ -235,12 +227,24 @@ final class BatchNormLayer: TrainingLayer {
                 invStd[k] = 1 / (runningVar[k] + eps).squareRoot()
             }
         }
-        let mu = mean, inv = invStd
+        let mu = FloatBuffer(mean), inv = FloatBuffer(invStd)
         ctx.parallel { _, images in
             for n in images {
                 let p = x.pointer + n * per, h = xhat.pointer + n * per, o = output.pointer + n * per
+                var k0 = 0
+                while k0 + 16 <= c {
+                    typealias V = SIMD16<Float>
+                    let m: V = load(mu.pointer + k0), s: V = load(inv.pointer + k0)
+                    let g: V = load(gamma.value.pointer + k0), b: V = load(beta.value.pointer + k0)
+                    for i in 0..<pixels {
+                        let v = (load(p + i * c + k0) - m) * s
+                        store(v, h + i * c + k0)
+                        store(v * g + b, o + i * c + k0)
+                    }
+                    k0 += 16
+                }
                 for i in 0..<pixels {
-                    for k in 0..<c {
+                    for k in k0..<c {
                         let v = (p[i * c + k] - mu[k]) * inv[k]
                         h[i * c + k] = v
                         o[i * c + k] = v * gamma.value[k] + beta.value[k]
@@ -256,23 +260,28 @@ final class BatchNormLayer: TrainingLayer {
         preparePartials(ctx.chunks.count)
         ctx.parallel { chunk, images in
             var s = [Double](repeating: 0, count: 2 * c)
-            var s1 = [Float](repeating: 0, count: c), s2 = [Float](repeating: 0, count: c)
-            for n in images {
-                let d = dy.pointer + n * per, h = xhat.pointer + n * per
-                for k in 0..<c { s1[k] = 0; s2[k] = 0 }
-                for i in 0..<pixels {
-                    for k in 0..<c {
-                        s1[k] += d[i * c + k]
-                        s2[k] += d[i * c + k] * h[i * c + k]
-                    }
+            s.withUnsafeMutableBufferPointer { s in
+                for n in images {
+                    channelSums(dy.pointer + n * per, xhat.pointer + n * per, pixels: pixels, channels: c, into: s.baseAddress!)
                 }
-                for k in 0..<c { s[k] += Double(s1[k]); s[c + k] += Double(s2[k]) }
             }
             partials[chunk] = s
             let dBeta = beta.chunkGrads[chunk].pointer, dGamma = gamma.chunkGrads[chunk].pointer
             for k in 0..<c { dBeta[k] += Float(s[k]); dGamma[k] += Float(s[c + k]) }
         }
         guard needInputGrad else { return nil }
+        if !ctx.training {
+            // Eval mode normalizes with the running statistics, which do not depend on the input:
+            // the layer is the affine map x ↦ γ·(x - mean)·invStd + β.
+            let a = (0..<c).map { gamma.value[$0] * invStd[$0] }
+            ctx.parallel { _, images in
+                for n in images {
+                    let d = dy.pointer + n * per, o = dInput.pointer + n * per
+                    for i in 0..<pixels { for k in 0..<c { o[i * c + k] = a[k] * d[i * c + k] } }
+                }
+            }
+            return dInput
+        }
         var s = [Double](repeating: 0, count: 2 * c)
         for chunk in 0..<ctx.chunks.count { for k in 0..<(2 * c) { s[k] += partials[chunk][k] } }
         let m = Float(ctx.count * pixels)
@@ -282,17 +291,70 @@ final class BatchNormLayer: TrainingLayer {
             sumDy[k] = Float(s[k])
             sumDyH[k] = Float(s[c + k])
         }
+        let aBuffer = FloatBuffer(a), sumDyBuffer = FloatBuffer(sumDy), sumDyHBuffer = FloatBuffer(sumDyH)
         ctx.parallel { _, images in
             for n in images {
                 let d = dy.pointer + n * per, h = xhat.pointer + n * per, o = dInput.pointer + n * per
+                var k0 = 0
+                while k0 + 16 <= c {
+                    typealias V = SIMD16<Float>
+                    let av: V = load(aBuffer.pointer + k0), sd: V = load(sumDyBuffer.pointer + k0)
+                    let sh: V = load(sumDyHBuffer.pointer + k0), mv = V(repeating: m)
+                    for i in 0..<pixels {
+                        let j = i * c + k0
+                        store(av * (mv * load(d + j) - sd - load(h + j) * sh), o + j)
+                    }
+                    k0 += 16
+                }
                 for i in 0..<pixels {
-                    for k in 0..<c {
+                    for k in k0..<c {
                         o[i * c + k] = a[k] * (m * d[i * c + k] - sumDy[k] - h[i * c + k] * sumDyH[k])
                     }
                 }
             }
         }
         return dInput
+    }
+}
+
+/// For one image (`pixels` × `channels`, NHWC): per channel k, the Float sums over pixels (in
+/// pixel order) of `a` and of `a * b` (`a * a` when `b` is nil), each added as a Double into
+/// `sums[k]` and `sums[channels + k]`. Channels go 16 at a time in SIMD lanes; every lane adds in
+/// the same order as the scalar loop, so the result does not depend on the vector width.
+private func channelSums(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>?, pixels: Int, channels c: Int,
+                         into sums: UnsafeMutablePointer<Double>) {
+    typealias V = SIMD16<Float>
+    var k0 = 0
+    while k0 + 16 <= c {
+        var s1 = V(), s2 = V()
+        if let b {
+            for i in 0..<pixels {
+                let v: V = load(a + i * c + k0)
+                s1 += v
+                s2 += v * (load(b + i * c + k0) as V)
+            }
+        } else {
+            for i in 0..<pixels {
+                let v: V = load(a + i * c + k0)
+                s1 += v
+                s2 += v * v
+            }
+        }
+        for lane in 0..<16 {
+            sums[k0 + lane] += Double(s1[lane])
+            sums[c + k0 + lane] += Double(s2[lane])
+        }
+        k0 += 16
+    }
+    for k in k0..<c {
+        var s1: Float = 0, s2: Float = 0
+        for i in 0..<pixels {
+            let v = a[i * c + k]
+            s1 += v
+            s2 += v * (b?[i * c + k] ?? v)
+        }
+        sums[k] += Double(s1)
+        sums[c + k] += Double(s2)
     }
 }
 
@@ -317,7 +379,17 @@ final class ReLULayer: TrainingLayer {
         let per = inShape.count
         ctx.parallel { _, images in
             let d = dy.pointer + images.lowerBound * per, o = y.pointer + images.lowerBound * per
-            for i in 0..<(images.count * per) where o[i] <= 0 { d[i] = 0 }
+            let count = images.count * per
+            var i = 0
+            while i + 16 <= count {
+                let v: SIMD16<Float> = load(d + i)
+                store(v.replacing(with: 0, where: (load(o + i) as SIMD16<Float>) .<= 0), d + i)
+                i += 16
+            }
+            while i < count {
+                if o[i] <= 0 { d[i] = 0 }
+                i += 1
+            }
         }
         return dy
     }
@@ -365,14 +437,18 @@ final class MaxPoolLayer: TrainingLayer {
     }
 }
 
-/// Inverted dropout (training only; the identity at inference), in place.
+/// Inverted dropout (training only; the identity at inference). It writes its own output buffer
+/// rather than working in place: a max-pooling layer before it keeps its output to find, in
+/// backward, the input that held each maximum, and scaled or zeroed values would match none.
 final class DropoutLayer: TrainingLayer {
     let rate: Float
     private let mask: FloatBuffer
+    private let output: FloatBuffer
 
     init(shape: ActivationShape, rate: Float, capacity: Int) {
         self.rate = rate
         mask = FloatBuffer(count: capacity * shape.count)
+        output = FloatBuffer(count: capacity * shape.count)
         super.init(inShape: shape, outShape: shape, capacity: capacity)
     }
 
@@ -383,14 +459,14 @@ final class DropoutLayer: TrainingLayer {
         ctx.parallel { _, images in
             for n in images {
                 var rng = base.derived(UInt64(n))
-                let p = x.pointer + n * per, m = mask.pointer + n * per
+                let p = x.pointer + n * per, m = mask.pointer + n * per, o = output.pointer + n * per
                 for i in 0..<per {
                     m[i] = rng.nextFloat() < keep ? scale : 0
-                    p[i] *= m[i]
+                    o[i] = p[i] * m[i]
                 }
             }
         }
-        return x
+        return output
     }
 
     override func backward(_ dy: FloatBuffer, _ ctx: BatchContext, needInputGrad: Bool) -> FloatBuffer? {
@@ -450,21 +526,29 @@ final class LinearLayer: TrainingLayer {
 
     override func backward(_ dy: FloatBuffer, _ ctx: BatchContext, needInputGrad: Bool) -> FloatBuffer? {
         guard let x = input else { return nil }
-        precondition(outPadded == 16, "linear backward supports up to 16 outputs")
+        let op = outPadded
         ctx.parallel { chunk, images in
             let dW = weight.chunkGrads[chunk].pointer, dB = bias.chunkGrads[chunk].pointer
             for n in images {
                 let d = dy.pointer + n * outCount, xi = x.pointer + n * inCount
-                var dv = SIMD16<Float>()
-                for o in 0..<outCount { dv[o] = d[o]; dB[o] += d[o] }
-                for i in 0..<inCount {
-                    store(madd(load(dW + i * 16), SIMD16(repeating: xi[i]), dv), dW + i * 16)
-                }
+                for o in 0..<outCount { dB[o] += d[o] }
                 if needInputGrad {
                     let di = dInput.pointer + n * inCount
+                    for i in 0..<inCount { di[i] = 0 }
+                }
+                // Sixteen outputs at a time: dW[i, o] += x[i] dy[o]; dx[i] += Σ_o W[i, o] dy[o].
+                for g in stride(from: 0, to: op, by: 16) {
+                    var dv = SIMD16<Float>()
+                    for o in g..<min(g + 16, outCount) { dv[o - g] = d[o] }
                     for i in 0..<inCount {
-                        let w: SIMD16<Float> = load(weight.value.pointer + i * 16)
-                        di[i] = (w * dv).sum()
+                        store(madd(load(dW + i * op + g), SIMD16(repeating: xi[i]), dv), dW + i * op + g)
+                    }
+                    if needInputGrad {
+                        let di = dInput.pointer + n * inCount
+                        for i in 0..<inCount {
+                            let w: SIMD16<Float> = load(weight.value.pointer + i * op + g)
+                            di[i] += (w * dv).sum()
+                        }
                     }
                 }
             }

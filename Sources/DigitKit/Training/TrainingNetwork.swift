@@ -79,7 +79,6 @@ final class TrainingNetwork {
     }
 
     var parameters: [Parameter] { layers.flatMap(\.parameters) }
-    var parameterCount: Int { exportTensors().values.filter { _ in true }.reduce(0) { $0 + $1.count } }
     var multiplyAdds: Int { layers.reduce(0) { $0 + $1.multiplyAdds } }
 
     /// Logits (N × 10) of the normalized inputs `x` (N × 784).

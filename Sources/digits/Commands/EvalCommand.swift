@@ -22,6 +22,7 @@ struct EvalCommand: CLICommand {
       --json                print one JSON object instead of the table
       --predictions FILE    write a TSV: index, label, predicted, confidence (written atomically)
       --threads N           worker threads (default: all cores)
+      --temperature T       override the weight file's softmax temperature (for analysis)
 
     For drawings:
       --writers LIST        only these writers (UNIPEN writer numbers or "writer" fields), e.g. 1,4,7
@@ -45,7 +46,8 @@ struct EvalCommand: CLICommand {
         let imagesPath = try args.option("--images"), labelsPath = try args.option("--labels")
         let writers = try parseWriters(try args.option("--writers"), "--writers")
         let excluded = try parseWriters(try args.option("--exclude-writers"), "--exclude-writers")
-        let model = try loadModel(weightsPath)
+        var model = try loadModel(weightsPath)
+        model.temperature = try args.float("--temperature", default: model.temperature, range: 0.01...100)
         let raster = try rasterOptions(&args, base: model.rasterOptions)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {

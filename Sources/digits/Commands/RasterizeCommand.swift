@@ -20,6 +20,8 @@ struct RasterizeCommand: CLICommand {
       --out PATH         write an 8-bit grayscale image; .png or .pgm by extension
       --scale K          enlarge the image K times, nearest neighbour, 1…64 (default 1)
       --ascii            print the 28×28 buffer as text (two characters per pixel)
+      --weights FILE     take the pen width and softness from this weight file (default: the
+                         shipped one when found, else the rasterizer's defaults)
     \(rasterOptionsHelp)
 
     \(CLI.exitCodesHelp)
@@ -30,7 +32,11 @@ struct RasterizeCommand: CLICommand {
         let out = try args.option("--out")
         let scale = try args.int("--scale", default: 1, range: 1...64)
         let ascii = args.flag("--ascii")
-        let options = try rasterOptions(&args, base: RasterOptions())
+        // The pen the shipped model was trained for, so the picture is what the network sees.
+        let weights = try args.option("--weights")
+        let base = (weights ?? Locations.defaultWeights()).flatMap { try? ModelFile.load(path: $0).rasterOptions } ?? RasterOptions()
+        if let weights, (try? ModelFile.load(path: weights)) == nil { _ = try ModelFile.load(path: weights) }
+        let options = try rasterOptions(&args, base: base)
         let inputs = try args.positionals()
         guard inputs.count == 1, let input = inputs.first else {
             throw DigitError(.usage, "expected exactly one input (a file, a directory or -), got \(inputs.count)")

@@ -30,6 +30,18 @@ struct TrainCommand: CLICommand {
       --limit N             use only the first N training images (quick experiments)
       --arch NAME           standard | tiny (default standard)
 
+    Pen data (optional): labelled drawings rasterized on the fly with random pen width, slant
+    and jitter, mixed into every epoch.
+      --strokes FILE        UNIPEN file or labelled stroke JSONL/folder (default: none)
+      --holdout-writers L   writers never trained on, kept for measuring (default 3,6,...,30)
+      --strokes-repeat N    how many times each drawing appears per epoch (default 2)
+      --pen-width W         the rasterizer's pen width recorded in the weight file (default 2.0)
+      --softness S          the rasterizer's edge softness recorded in the weight file (default 1.0)
+
+    Non-digits (optional): synthetic dots, tangles, stars, spirals, zigzags, dashes and grids,
+    trained toward "no class" (uniform probabilities) so the confidence filter refuses them.
+      --non-digits N        how many per epoch (default 0)
+
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
 
     Ctrl-C (or SIGTERM) stops at the next batch, leaving the last checkpoint intact, and exits
@@ -67,6 +79,13 @@ struct TrainCommand: CLICommand {
         case "tiny": options.architecture = Architecture.tiny
         case let other: throw DigitError(.usage, "--arch must be standard or tiny, got '\(other)'")
         }
+        let strokesPath = try args.option("--strokes")
+        let holdout = try EvalCommand.parseWriters(try args.option("--holdout-writers"), "--holdout-writers")
+        let nonDigits = try args.int("--non-digits", default: 0, range: 0...1_000_000)
+        let strokesRepeat = try args.int("--strokes-repeat", default: 2, range: 1...100)
+        var raster = RasterOptions()
+        raster.penWidth = try args.float("--pen-width", default: raster.penWidth, range: 0.5...8)
+        raster.softness = try args.float("--softness", default: raster.softness, range: 0.01...8)
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
 
         guard let dir = dataDir ?? Locations.mnistDirectory() else {
@@ -75,17 +94,34 @@ struct TrainCommand: CLICommand {
         let trainSet = try MNISTSet.load(directory: dir, split: .train)
         let testSet = try MNISTSet.load(directory: dir, split: .test)
         let used = min(limit, trainSet.count)
-        guard used - validationCount >= options.batchSize else {
-            throw DigitError(.usage, "--validation \(validationCount) leaves \(max(used - validationCount, 0)) of the \(used) training images "
+        func tooFewImages(_ left: Int) -> DigitError {
+            DigitError(.usage, "--validation \(validationCount) leaves \(left) of the \(used) training images "
                 + "used, fewer than one batch of \(options.batchSize): lower --validation or --batch-size, or raise --limit")
         }
+        guard used > validationCount else { throw tooFewImages(0) }
         guard testSet.count > 0 else { throw DigitError(.format, file: dir, "the MNIST test split has no images") }
         for (set, split) in [(trainSet, "train"), (testSet, "t10k")] where set.images.rows != 28 || set.images.columns != 28 {
             throw DigitError(.format, file: dir, "the \(split) images are \(set.images.rows)×\(set.images.columns), the network needs 28×28")
         }
         let trainRange = 0..<(used - validationCount)
         let validationRange = (used - validationCount)..<used
-        let trainer = Trainer(options: options, train: MNISTSamples(trainSet, range: trainRange),
+        var sources: [any SampleSource] = [MNISTSamples(trainSet, range: trainRange)]
+        var strokeNote = ""
+        if let strokesPath {
+            let isHeldOut: (Int?) -> Bool = { w in holdout.map { set in w.map { set.contains($0) } ?? true } ?? PendigitsSplit.isHeldOut(w) }
+            let strokes = StrokeSamples(records: try DrawingLoader.load(strokesPath), raster: raster) { !isHeldOut($0) }
+            guard strokes.count > 0 else { throw DigitError(.format, file: strokesPath, "no labelled drawings from training writers") }
+            sources += Array(repeating: strokes, count: strokesRepeat)
+            strokeNote = "; \(strokes.count) drawings × \(strokesRepeat) from \(strokesPath) (held-out writers: \(holdout.map { $0.sorted().map(String.init).joined(separator: ",") } ?? PendigitsSplit.heldOutList))"
+        }
+        if nonDigits > 0 {
+            sources.append(NonDigitSamples(count: nonDigits, seed: options.seed, raster: raster))
+            strokeNote += "; \(nonDigits) synthetic non-digits"
+        }
+        options.dataTag = "mnist 0..<\(trainRange.upperBound) val \(validationRange.lowerBound)..<\(validationRange.upperBound)" + strokeNote
+            + (strokesPath == nil ? "" : " pen \(raster.penWidth) soft \(raster.softness)")
+        guard sources.reduce(0, { $0 + $1.count }) >= options.batchSize else { throw tooFewImages(trainRange.count) }
+        let trainer = Trainer(options: options, train: sources.count == 1 ? sources[0] : ConcatenatedSamples(sources),
                               validation: MNISTSamples(trainSet, range: validationRange))
         let progress = ProgressLine()
         Interruption.install()
@@ -94,7 +130,7 @@ struct TrainCommand: CLICommand {
             progress.finish("digits train: interrupted; \(state). Run the same command again to resume.")
             exit(ExitCode.interrupted)
         }
-        printError("training: \(trainRange.count) images, validation \(validationRange.count), \(options.epochs) epochs, "
+        printError("training: \(trainRange.count) MNIST images\(strokeNote), validation \(validationRange.count), \(options.epochs) epochs, "
             + "batch \(options.batchSize), \(options.threads) threads, \(trainer.parameterCount) parameters, "
             + "\(trainer.multiplyAdds) multiply-adds/image, build \(BuildInfo.kernelMode)")
         var epochsSaved = 0
@@ -136,7 +172,9 @@ struct TrainCommand: CLICommand {
             "test_coverage_at_0.9": String(format: "%.4f", report.coverage),
             "test_selective_accuracy_at_0.9": String(format: "%.5f", report.selectiveAccuracy),
             "validation_accuracy": String(format: "%.4f", model.history.last?.validationAccuracy ?? 0),
-            "training_data": "MNIST train images 0..<\(trainRange.upperBound); validation \(validationRange.lowerBound)..<\(validationRange.upperBound)",
+            "training_data": "MNIST train images 0..<\(trainRange.upperBound); validation \(validationRange.lowerBound)..<\(validationRange.upperBound)" + strokeNote,
+            "raster_pen_width": "\(raster.penWidth)",
+            "raster_softness": "\(raster.softness)",
             "options": options.fingerprint,
             "build": BuildInfo.kernelMode,
             "parameters": String(model.parameterCount),

@@ -1,0 +1,96 @@
+import DigitKit
+import Foundation
+
+struct BenchCommand: CLICommand {
+    static let name = "bench"
+    static let summary = "measure network throughput, latency, cold start and training speed"
+    static let help = """
+    Usage: digits bench [options]
+
+    Measures on this machine, with a warm-up and repeated runs (medians reported):
+      cnn_img_per_s_bB_tT   network images/s at batch B with T threads (1/1, 64/1, 1000/1, 1000/2),
+                            on the MNIST test images, with the shipped weights and normalization
+      e2e_us_p50/p99        one drawing from stroke JSON text to answer (parse, rasterize, network,
+                            confidence filter), over the Fixtures/strokes digit drawings
+      raster_us_per_digit   the rasterizer alone on those drawings
+      cold_start_ms         a whole `digits recognize FILE` process for one drawing (and its peak
+                            resident memory, recognize_peak_rss_mb)
+      train_img_per_s       training images/s (batch 128, augmentation on) with all cores
+      peak_gflops_per_core  this build's multiply-add on registers alone, for scale
+    plus a per-op profile at batch 1 (µs and GFLOP/s per layer), the CPU and the build mode.
+
+    Options:
+      --json              print one JSON object instead of the table
+      --weights FILE      weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
+      --data DIR          MNIST folder (default: $MNIST_DIR, Fixtures/mnist, ../shared/data/mnist)
+      --drawings DIR      folder of digit-*.json drawings (default Fixtures/strokes)
+      --runs N            timed repetitions per figure (default 7)
+      --threads N         threads for training (default: all cores)
+      --only LIST         measure only some of: peak,cnn,layers,e2e,raster,cold,train
+      --quick             fewer images per run (a smoke test; do not report its figures)
+      --logits FILE       instead of measuring, write the logits of the MNIST test images as
+                          little-endian float32, 10 per image in file order (for comparisons
+                          with other runtimes, e.g. bench/compare-onnxruntime)
+
+    Progress goes to stderr. Build with DIGITS_CPU=native for this machine's fast path (see
+    docs/speed.md); the report says which build ran.
+
+    \(CLI.exitCodesHelp)
+    """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        let json = args.flag("--json")
+        let quick = args.flag("--quick")
+        let weights = try args.option("--weights") ?? Locations.defaultWeights()
+        let data = try args.option("--data") ?? Locations.mnistDirectory()
+        let drawings = try args.option("--drawings") ?? Locations.strokeFixtures()
+        let runs = try args.int("--runs", default: 7, range: 1...1000)
+        let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
+        let only = try args.option("--only")
+        let logitsPath = try args.option("--logits")
+        _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
+
+        guard let weights else {
+            throw DigitError(.io, "no weight file: pass --weights FILE or set DIGITS_WEIGHTS (default Weights/mnist-cnn.safetensors)")
+        }
+        guard let data else { throw DigitError(.io, "MNIST not found: pass --data DIR, set MNIST_DIR, or run scripts/fetch-mnist") }
+        if let logitsPath {
+            let model = try ModelFile.load(path: weights)
+            let network = try model.makeNetwork(file: weights)
+            let test = try MNISTSet.load(directory: data, split: .test)
+            let logits = BatchInference.logits(network, pixels: BatchInference.pixels(test), threads: threads)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(logits.count * 4)
+            for v in logits { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
+            try FileIO.writeAtomically(bytes, to: logitsPath)
+            printError("bench: wrote \(test.count) × 10 logits to \(logitsPath)")
+            return ExitCode.ok
+        }
+        var config = BenchConfiguration(weightsPath: weights, mnistDirectory: data,
+                                        drawingsDirectory: drawings ?? "Fixtures/strokes")
+        config.runs = runs
+        config.quick = quick
+        config.threads = threads
+        config.executable = currentExecutable()
+        if let only {
+            var parts = Set<BenchConfiguration.Part>()
+            for name in only.split(separator: ",") {
+                guard let part = BenchConfiguration.Part(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw DigitError(.usage, "--only takes \(BenchConfiguration.Part.allCases.map(\.rawValue).joined(separator: ",")), got '\(name)'")
+                }
+                parts.insert(part)
+            }
+            config.parts = parts
+        }
+        let report = try Benchmark.run(config) { printError("bench: \($0)") }
+        print(json ? report.json : report.table, terminator: json ? "\n" : "")
+        return ExitCode.ok
+    }
+
+    /// This process's executable (for the cold-start timing), or nil when it cannot be found.
+    static func currentExecutable() -> String? {
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        return path.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+    }
+}

@@ -1,0 +1,79 @@
+@testable import DigitKit
+import XCTest
+
+final class BenchTests: XCTestCase {
+    func testStatistics_MedianOfOddAndEvenCounts() {
+        XCTAssertEqual(Statistics.median([5, 1, 3]), 3)
+        XCTAssertEqual(Statistics.median([4, 1, 3, 2]), 2.5)
+        XCTAssertEqual(Statistics.median([]), 0)
+    }
+
+    func testStatistics_PercentileIsTheNearestRank() {
+        let values = (1...100).map(Double.init).shuffled()
+        XCTAssertEqual(Statistics.percentile(values, 50), 50)
+        XCTAssertEqual(Statistics.percentile(values, 99), 99)
+        XCTAssertEqual(Statistics.percentile(values, 100), 100)
+        XCTAssertEqual(Statistics.percentile([7, 1000], 99), 1000)
+        XCTAssertEqual(Statistics.percentile([3], 1), 3)
+    }
+
+    func testBenchReport_JSONHasEveryKeyTheIssueAsksFor() throws {
+        var report = BenchReport()
+        report.throughput = [(1, 1), (64, 1), (1000, 1), (1000, 2)].map {
+            .init(batch: $0.0, threads: $0.1, imagesPerSecond: 1000, cpuMicrosecondsPerImage: 50)
+        }
+        report.endToEndP50 = 50
+        report.endToEndP99 = 90
+        report.rasterMicroseconds = 8
+        report.coldStartMilliseconds = 20
+        report.recognizePeakMegabytes = 12
+        report.trainImagesPerSecond = 2500
+        report.trainThreads = 2
+        report.layers = [.init(name: "conv \"1\"", multiplyAdds: 1000, microseconds: 2)]
+        guard case let .object(members) = try JSONValue.parse(Array(report.json.utf8)) else {
+            return XCTFail("not a JSON object: \(report.json)")
+        }
+        let keys = Set(members.map(\.key))
+        for key in ["cnn_img_per_s_b1_t1", "cnn_img_per_s_b64_t1", "cnn_img_per_s_b1000_t1", "cnn_img_per_s_b1000_t2",
+                    "e2e_us_p50", "e2e_us_p99", "raster_us_per_digit", "cold_start_ms", "train_img_per_s",
+                    "threads", "cpu", "build", "fast_path", "recognize_peak_rss_mb", "cnn_cpu_us_per_img_b1000_t2"] {
+            XCTAssertTrue(keys.contains(key), "missing \(key) in \(report.json)")
+        }
+        for key in ["cnn_img_per_s_b1_t1", "train_img_per_s", "e2e_us_p99", "threads"] {
+            guard case .number? = members.first(where: { $0.key == key })?.value else { return XCTFail("\(key) is not a number") }
+        }
+        XCTAssertTrue(report.table.contains("cnn_img_per_s_b1000_t2"))
+    }
+
+    func testBenchmark_ThroughputCountsImagesOverTime() throws {
+        // Pooled to 7×7 first so that the debug build runs it quickly.
+        let layers: [LayerSpec] = [.avgpool2d(kernel: 4, stride: 4), .conv2d(weight: "c.weight", bias: nil, stride: 1, padding: 0), .relu,
+                                   .globalAvgPool, .linear(weight: "fc.weight", bias: nil)]
+        let tensors: [String: TensorData] = [
+            "c.weight": TensorData(shape: [16, 1, 3, 3], values: (0..<144).map { Float($0 % 7) / 7 - 0.4 }),
+            "fc.weight": TensorData(shape: [10, 16], values: (0..<160).map { Float($0 % 5) / 5 }),
+        ]
+        let network = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0, inputStd: 1)
+        let pixels = [Float](repeating: 0.25, count: 70 * 784)
+        for (batch, threads) in [(1, 1), (64, 1), (64, 2)] {
+            let result = Benchmark.throughput(network, pixels: pixels, batch: batch, threads: threads, imagesPerRun: 128, runs: 2)
+            XCTAssertGreaterThan(result.imagesPerSecond, 10, "batch \(batch)")
+            XCTAssertLessThan(result.imagesPerSecond, 1e9)
+            XCTAssertGreaterThan(result.cpuMicrosecondsPerImage, 0)
+        }
+        // A batch larger than the images available measures nothing rather than reading past them.
+        XCTAssertEqual(Benchmark.throughput(network, pixels: pixels, batch: 100, threads: 1, imagesPerRun: 100, runs: 1).imagesPerSecond, 0)
+    }
+
+    func testBenchmark_SpawnReportsExitStatus() throws {
+        XCTAssertEqual(try Benchmark.spawnAndWait(["/bin/true"]).1, 0)
+        XCTAssertEqual(try Benchmark.spawnAndWait(["/bin/false"]).1, 1)
+        XCTAssertThrowsError(try Benchmark.spawnAndWait(["/nonexistent/digits"]))
+    }
+
+    func testBenchmark_MissingDrawingsFolderNamesIt() {
+        XCTAssertThrowsError(try Benchmark.drawingFiles("/nonexistent/strokes")) { error in
+            XCTAssertEqual((error as? DigitError)?.file, "/nonexistent/strokes")
+        }
+    }
+}

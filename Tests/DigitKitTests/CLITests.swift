@@ -1,0 +1,296 @@
+@testable import DigitKit
+import Foundation
+import XCTest
+
+/// End to end through the real `digits` executable. The test target lists `digits` as a
+/// dependency (Package.swift), so `swift test` builds it first, into the folder that holds the
+/// test bundle; the tests run it as a child process and check exit codes, stdout and stderr.
+final class CLITests: XCTestCase {
+    struct MissingBinary: Error {}
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+        var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+    }
+
+    /// `digits` beside the test bundle (`.build/<triple>/<config>/`), else under the repository's `.build/debug`.
+    static let binary: URL? = {
+        var folders: [URL] = []
+        if let exe = Bundle.main.executableURL { folders.append(exe.deletingLastPathComponent()) }
+        folders.append(URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent())
+        folders += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        folders.append(TestPaths.repoRoot.appendingPathComponent(".build/debug"))
+        return folders.map { $0.appendingPathComponent("digits") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = try temporaryFolder(self)
+    }
+
+    /// Runs `digits args…` in the scratch folder with `DIGITS_WEIGHTS` cleared (unless given in `environment`).
+    private func digits(_ args: [String], environment: [String: String] = [:], file: StaticString = #filePath,
+                        line: UInt = #line) throws -> Run {
+        guard let binary = Self.binary else {
+            XCTFail("the digits executable was not found beside the test bundle: run `swift build` (swift test builds it)",
+                    file: file, line: line)
+            throw MissingBinary()
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = args
+        process.currentDirectoryURL = folder
+        var env = ProcessInfo.processInfo.environment
+        env["DIGITS_WEIGHTS"] = nil
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        // Files, not pipes: a chatty child can never block on a full pipe.
+        let outURL = folder.appendingPathComponent(".stdout-\(UUID().uuidString)")
+        let errURL = folder.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        return Run(status: process.terminationStatus,
+                   stdout: try String(contentsOf: outURL, encoding: .utf8),
+                   stderr: try String(contentsOf: errURL, encoding: .utf8))
+    }
+
+    /// Writes the small test model (see `SmallModel`) and returns its path.
+    private func smallWeights() throws -> String {
+        let path = folder.appendingPathComponent("small.safetensors").path
+        try SmallModel.model.write(to: path)
+        return path
+    }
+
+    /// An IDX image file and label file of `count` random 28×28 images, written in the scratch folder.
+    private func idxPair(count: Int) throws -> (images: String, labels: String) {
+        var rng = SplitMix64(seed: 61)
+        func be32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
+        // Dark background with a bright random blob, roughly like a digit.
+        var pixels = [UInt8]()
+        for _ in 0..<count {
+            let cx = 8 + Int(rng.next() % 12), cy = 8 + Int(rng.next() % 12)
+            for y in 0..<28 { for x in 0..<28 {
+                let d = (x - cx) * (x - cx) + (y - cy) * (y - cy)
+                pixels.append(d < 20 ? UInt8(155 + rng.next() % 100) : 0)
+            } }
+        }
+        let labels = (0..<count).map { _ in UInt8(rng.next() % 10) }
+        let images = folder.appendingPathComponent("images-idx3-ubyte").path
+        let labelsPath = folder.appendingPathComponent("labels-idx1-ubyte").path
+        try FileIO.writeAtomically([0, 0, 8, 3] + be32(count) + be32(28) + be32(28) + pixels, to: images)
+        try FileIO.writeAtomically([0, 0, 8, 1] + be32(count) + labels, to: labelsPath)
+        return (images, labelsPath)
+    }
+
+    private func json(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [String: Any]? {
+        let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        if object == nil { XCTFail("not a JSON object: \(text)", file: file, line: line) }
+        return object
+    }
+
+    // MARK: - Help and usage
+
+    func testHelp_ListsTheCommandsAndEveryCommandHelpExitsZero() throws {
+        let help = try digits(["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertEqual(help.stderr, "")
+        let lines = help.stdout.components(separatedBy: "\n")
+        let start = try XCTUnwrap(lines.firstIndex(of: "Commands:"), help.stdout)
+        let names = lines[(start + 1)...].prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        for expected in ["train", "eval", "recognize", "version"] {
+            XCTAssertTrue(names.contains(expected), "digits --help does not list \(expected): \(names)")
+        }
+        for name in names {
+            let run = try digits([name, "--help"])
+            XCTAssertEqual(run.status, 0, "digits \(name) --help")
+            XCTAssertTrue(run.stdout.hasPrefix("Usage: digits \(name)"), "digits \(name) --help: \(run.stdout.prefix(80))")
+            XCTAssertEqual(run.stderr, "", "digits \(name) --help")
+            // `digits help NAME` prints the same text.
+            XCTAssertEqual(try digits(["help", name]).stdout, run.stdout, "digits help \(name)")
+        }
+        let bare = try digits([])
+        XCTAssertEqual(bare.status, 2, "no command is a usage error")
+        XCTAssertTrue(bare.stdout.contains("Commands:"))
+    }
+
+    func testUnknownOptionOrCommand_ExitsTwoWithOneLineOnStderr() throws {
+        let weights = try smallWeights()
+        let cases: [[String]] = [
+            ["version", "--bogus"],
+            ["train", "--bogus"],
+            ["eval", "--weights", weights, "--bogus"],
+            ["recognize", "--weights", weights, "--bogus", "x.json"],
+            ["recognize", "--weights", weights, "--threshold", "2", "x.json"],
+            ["frobnicate"],
+        ]
+        for args in cases {
+            let run = try digits(args)
+            XCTAssertEqual(run.status, 2, "digits \(args.joined(separator: " ")): \(run.stderr)")
+            XCTAssertEqual(run.stderrLines.count, 1, "one line on stderr: \(run.stderr)")
+            XCTAssertTrue(run.stderr.hasPrefix("digits"), run.stderr)
+            XCTAssertEqual(run.stdout, "", "nothing on stdout for \(args)")
+        }
+        XCTAssertTrue(try digits(["version", "--bogus"]).stderr.contains("'--bogus'"))
+        XCTAssertTrue(try digits(["frobnicate"]).stderr.contains("unknown command 'frobnicate'"))
+    }
+
+    // MARK: - eval
+
+    func testEval_JSONIsOneObjectEqualToTheLibrarysReport() throws {
+        let weights = try smallWeights()
+        let (images, labels) = try idxPair(count: 25)
+        let run = try digits(["eval", "--weights", weights, "--images", images, "--labels", labels, "--json", "--threads", "2"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdoutLines.count, 1, "one JSON object: \(run.stdout)")
+        let object = try XCTUnwrap(json(run.stdoutLines.first ?? ""))
+        for key in ["accuracy", "coverage", "selective_accuracy", "threshold", "count"] {
+            XCTAssertNotNil(object[key], "key \(key) in \(run.stdout)")
+        }
+        XCTAssertEqual(object["count"] as? Int, 25)
+
+        // The same evaluation through the library, byte for byte.
+        let model = try ModelFile.load(path: weights)
+        let set = try MNISTSet.load(images: images, labels: labels)
+        let logits = BatchInference.logits(try model.makeNetwork(), pixels: BatchInference.pixels(set), threads: 1)
+        let report = EvaluationReport(probabilities: BatchInference.probabilities(logits, temperature: model.temperature),
+                                      labels: set.labels.map(Int.init), threshold: 0.9, temperature: model.temperature)
+        XCTAssertEqual(run.stdoutLines.first, report.json)
+    }
+
+    func testEval_PredictionsTSVHasAHeaderAndOneRowPerImage() throws {
+        let weights = try smallWeights()
+        let (images, labels) = try idxPair(count: 25)
+        let tsv = folder.appendingPathComponent("out/predictions.tsv").path
+        let run = try digits(["eval", "--weights", weights, "--images", images, "--labels", labels, "--predictions", tsv])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("accuracy (top-1)"), "the table still goes to stdout")
+        let rows = try String(contentsOfFile: tsv, encoding: .utf8).split(separator: "\n").map(String.init)
+        XCTAssertEqual(rows.first, "index\tlabel\tpredicted\tconfidence")
+        XCTAssertEqual(rows.count, 1 + 25)
+
+        let model = try ModelFile.load(path: weights)
+        let set = try MNISTSet.load(images: images, labels: labels)
+        let p = BatchInference.probabilities(BatchInference.logits(try model.makeNetwork(), pixels: BatchInference.pixels(set),
+                                                                   threads: 1), temperature: model.temperature)
+        for (i, row) in rows.dropFirst().enumerated() {
+            let f = row.split(separator: "\t").map(String.init)
+            XCTAssertEqual(f.count, 4, row)
+            guard f.count == 4 else { continue }
+            let best = (0..<10).max { p[i * 10 + $0] < p[i * 10 + $1] } ?? -1
+            XCTAssertEqual(f[0], String(i))
+            XCTAssertEqual(f[1], String(set.labels[i]))
+            XCTAssertEqual(f[2], String(best), "row \(i)")
+            XCTAssertEqual(Double(f[3]) ?? .nan, Double(p[i * 10 + best]), accuracy: 1e-6, "row \(i)")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
+        XCTAssertEqual(leftovers, ["predictions.tsv"], "no temporary file left beside the output")
+    }
+
+    func testEval_MissingWeightsExitsThreeWithAMessage() throws {
+        let (images, labels) = try idxPair(count: 3)
+        let missing = folder.appendingPathComponent("nope.safetensors").path
+        let run = try digits(["eval", "--weights", missing, "--images", images, "--labels", labels])
+        XCTAssertEqual(run.status, 3)
+        XCTAssertEqual(run.stderrLines.count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains(missing) && run.stderr.contains("no such file"), run.stderr)
+    }
+
+    // MARK: - recognize
+
+    func testRecognize_JSONGivesOneObjectPerDrawingWithTheDocumentedKeys() throws {
+        let weights = try smallWeights()
+        let strokes = TestPaths.fixtures.appendingPathComponent("strokes")
+        let files = try FileManager.default.contentsOfDirectory(atPath: strokes.path)
+            .filter { $0.hasPrefix("digit-") && $0.hasSuffix(".json") }.sorted()
+            .map { strokes.appendingPathComponent($0).path }
+        XCTAssertEqual(files.count, 50)
+        for threshold in ["0.9", "0"] {
+            let run = try digits(["recognize", "--weights", weights, "--json", "--threshold", threshold] + files)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertEqual(run.stderr, "")
+            XCTAssertEqual(run.stdoutLines.count, files.count, "one object per drawing")
+            for (line, path) in zip(run.stdoutLines, files) {
+                guard let o = json(line) else { continue }
+                XCTAssertEqual(Set(o.keys), ["source", "index", "digit", "confidence", "top", "label"], line)
+                XCTAssertEqual(o["source"] as? String, path)
+                XCTAssertEqual(o["index"] as? Int, 0)
+                // digit-3-a.json is labelled "3".
+                let name = (path as NSString).lastPathComponent
+                XCTAssertEqual(o["label"] as? String, String(name.dropFirst(6).prefix(1)), line)
+                let top = (o["top"] as? [[NSNumber]]) ?? []
+                XCTAssertEqual(top.count, 3, "three candidates: \(line)")
+                XCTAssertTrue(top.allSatisfy { $0.count == 2 && (0...9).contains($0[0].intValue) }, line)
+                let probabilities = top.map { $0.count == 2 ? $0[1].doubleValue : .nan }
+                XCTAssertEqual(probabilities, probabilities.sorted(by: >), "best first: \(line)")
+                let confidence = (o["confidence"] as? NSNumber)?.doubleValue ?? .nan
+                XCTAssertEqual(confidence, probabilities.first ?? .nan, accuracy: 1e-9, line)
+                if confidence >= Double(threshold) ?? 1 {
+                    XCTAssertEqual((o["digit"] as? NSNumber)?.intValue, top.first?[0].intValue, line)
+                } else {
+                    XCTAssertTrue(o["digit"] is NSNull, "below the threshold digit is null: \(line)")
+                }
+            }
+        }
+    }
+
+    func testRecognize_ABadJSONLLineIsReportedAndTheOthersAreStillAnswered() throws {
+        let weights = try smallWeights()
+        let path = folder.appendingPathComponent("mixed.jsonl").path
+        try FileIO.writeAtomically("""
+            {"label":"1","strokes":[[[140,40],[140,240]]]}
+            {"label":"7","strokes":"not strokes"}
+            {"label":"4","strokes":[[[150,40],[60,170],[220,170]],[[170,110],[170,250]]]}
+
+            """, to: path)
+        let run = try digits(["recognize", "--weights", weights, "--json", path])
+        XCTAssertEqual(run.status, 1, "a drawing could not be read")
+        XCTAssertEqual(run.stdoutLines.count, 2, run.stdout)
+        let objects = run.stdoutLines.compactMap { json($0) }
+        XCTAssertEqual(objects.compactMap { $0["index"] as? Int }, [0, 2])
+        XCTAssertEqual(objects.compactMap { $0["label"] as? String }, ["1", "4"])
+        XCTAssertEqual(run.stderrLines.count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains(path) && run.stderr.contains("line 2"), "names the file and line: \(run.stderr)")
+    }
+
+    func testRecognize_MissingWeightsExitsThreeWithAMessage() throws {
+        let drawing = TestPaths.fixtures.appendingPathComponent("strokes/digit-1-a.json").path
+        let missing = folder.appendingPathComponent("missing.safetensors").path
+        for (args, env) in [(["recognize", "--weights", missing, drawing], [String: String]()),
+                            (["recognize", drawing], ["DIGITS_WEIGHTS": missing])] {
+            let run = try digits(args, environment: env)
+            XCTAssertEqual(run.status, 3, "\(args) \(env): \(run.stderr)")
+            XCTAssertEqual(run.stdout, "")
+            XCTAssertEqual(run.stderrLines.count, 1, run.stderr)
+            XCTAssertTrue(run.stderr.contains(missing), "the message names the file: \(run.stderr)")
+        }
+    }
+
+    func testRecognize_BrokenWeightFileExitsOneAndNamesTheProblem() throws {
+        let path = folder.appendingPathComponent("broken.safetensors").path
+        var metadata = SmallModel.metadata
+        metadata["temperature"] = "-1"
+        try SmallModel.write(to: path, metadata: metadata)
+        let run = try digits(["recognize", "--weights", path, TestPaths.fixtures.appendingPathComponent("strokes/digit-1-a.json").path])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.stderrLines.count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains(path) && run.stderr.contains("temperature"), run.stderr)
+    }
+}

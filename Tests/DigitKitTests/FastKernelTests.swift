@@ -1,0 +1,299 @@
+@testable import DigitKit
+import XCTest
+
+/// The fast inference kernels against the reference kernels, and the inference network's execution
+/// path (padding written in place, fused pooling, threads) against a plain NCHW forward pass
+/// written here from the PyTorch definitions.
+final class FastKernelTests: XCTestCase {
+    /// The portable build multiplies and adds separately, like the scalar reference, and sums in
+    /// the same order: results are identical. With fused multiply-add they differ by rounding only.
+    #if DIGITS_FMA || arch(arm64)
+    static let exact = false
+    #else
+    static let exact = true
+    #endif
+
+    private func random(_ count: Int, _ rng: inout SplitMix64, scale: Float = 1) -> [Float] {
+        (0..<count).map { _ in rng.uniform(-scale, scale) }
+    }
+
+    private func assertClose(_ a: [Float], _ b: [Float], tolerance: Float, _ message: String,
+                             file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(a.count, b.count, message, file: file, line: line)
+        var worst: Float = 0, at = 0
+        for i in 0..<min(a.count, b.count) {
+            let d = abs(a[i] - b[i]) / max(1, abs(b[i]))
+            if !(d <= worst) { worst = d; at = i }
+        }
+        XCTAssertLessThanOrEqual(worst, tolerance, "\(message): element \(at) is \(a[at]), expected \(b[at])", file: file, line: line)
+    }
+
+    /// Every tile class (1-channel 5×5, 64-, 32- and 16-channel groups, rows narrower than a tile,
+    /// rows that end in an overlapping tile, channel counts that fall back to the reference).
+    func testConvForward_EveryTileShapeMatchesTheReference() {
+        var rng = SplitMix64(seed: 5)
+        let cases: [(cin: Int, k: Int, cout: Int, h: Int, w: Int)] = [
+            (1, 5, 16, 6, 28), (1, 5, 32, 3, 17), (1, 5, 16, 2, 9), (1, 3, 16, 4, 12),
+            (16, 3, 32, 3, 14), (32, 3, 32, 2, 16), (32, 3, 32, 2, 6), (3, 3, 32, 2, 9),
+            (32, 3, 64, 5, 5), (32, 3, 64, 2, 3), (16, 1, 128, 2, 11), (8, 3, 48, 2, 10),
+            (16, 3, 16, 3, 8), (32, 3, 16, 2, 7), (5, 2, 16, 2, 21), (4, 3, 10, 3, 5),
+        ]
+        for c in cases {
+            let g = ConvGeometry(paddedWidth: c.w + c.k - 1, inChannels: c.cin, kernel: c.k, outChannels: c.cout,
+                                 outHeight: c.h, outWidth: c.w)
+            let input = random((c.h + c.k - 1) * g.paddedWidth * c.cin, &rng)
+            let weights = random(c.k * c.k * c.cin * c.cout, &rng, scale: 0.5)
+            let bias = random(c.cout, &rng)
+            for relu in [false, true] {
+                var expected = [Float](repeating: .nan, count: c.h * c.w * c.cout)
+                var actual = expected
+                convForwardReference(g, input: input, weights: weights, bias: bias, output: &expected, relu: relu)
+                convForward(g, input: input, weights: weights, bias: bias, output: &actual, relu: relu)
+                let name = "cin \(c.cin) k \(c.k) cout \(c.cout) \(c.h)×\(c.w) relu \(relu)"
+                if Self.exact {
+                    XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), name)
+                } else {
+                    assertClose(actual, expected, tolerance: 1e-5, name)
+                }
+            }
+        }
+    }
+
+    /// Weight gradients accumulate onto what is already there, entry by entry in the reference's
+    /// pixel order: every block shape (25 taps × 16, 4 × 64, 8 × 32, 8 × 16, single taps).
+    func testConvWeightGrad_EveryBlockShapeMatchesTheReference() {
+        var rng = SplitMix64(seed: 17)
+        let cases: [(cin: Int, k: Int, cout: Int, h: Int, w: Int)] = [
+            (1, 5, 16, 4, 9), (1, 5, 32, 3, 7), (16, 3, 32, 3, 5), (32, 3, 64, 3, 4), (32, 3, 32, 2, 5),
+            (16, 3, 16, 2, 3), (3, 3, 48, 3, 3), (5, 2, 80, 2, 4), (1, 3, 16, 3, 3), (4, 3, 10, 2, 2),
+        ]
+        for c in cases {
+            let g = ConvGeometry(paddedWidth: c.w + c.k - 1, inChannels: c.cin, kernel: c.k, outChannels: c.cout,
+                                 outHeight: c.h, outWidth: c.w)
+            let input = random((c.h + c.k - 1) * g.paddedWidth * c.cin, &rng)
+            let dOutput = random(c.h * c.w * c.cout, &rng)
+            let start = random(c.k * c.k * c.cin * c.cout, &rng), startBias = random(c.cout, &rng)
+            var expected = start, expectedBias = startBias, actual = start, actualBias = startBias
+            convWeightGradReference(g, input: input, dOutput: dOutput, dWeights: &expected, dBias: &expectedBias)
+            convWeightGrad(g, input: input, dOutput: dOutput, dWeights: &actual, dBias: &actualBias)
+            let name = "cin \(c.cin) k \(c.k) cout \(c.cout) \(c.h)×\(c.w)"
+            if Self.exact {
+                XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), name)
+                XCTAssertEqual(actualBias.map(\.bitPattern), expectedBias.map(\.bitPattern), name)
+            } else {
+                assertClose(actual, expected, tolerance: 1e-5, name)
+                assertClose(actualBias, expectedBias, tolerance: 1e-5, name)
+            }
+        }
+    }
+
+    func testConvForward_OutputRowStrideLeavesTheGapsUntouched() {
+        var rng = SplitMix64(seed: 9)
+        for (cin, cout, k) in [(1, 16, 5), (16, 32, 3), (32, 64, 3), (3, 10, 3)] {
+            let (h, w) = (4, 9)
+            let g = ConvGeometry(paddedWidth: w + k - 1, inChannels: cin, kernel: k, outChannels: cout, outHeight: h, outWidth: w)
+            let input = random((h + k - 1) * g.paddedWidth * cin, &rng)
+            let weights = random(k * k * cin * cout, &rng), bias = random(cout, &rng)
+            var packed = [Float](repeating: 0, count: h * w * cout)
+            convForward(g, input: input, weights: weights, bias: bias, output: &packed, relu: true)
+            let stride = (w + 3) * cout
+            var strided = [Float](repeating: 1234, count: h * stride)
+            convForward(g, input: input, weights: weights, bias: bias, output: &strided, outputRowStride: stride, relu: true)
+            for y in 0..<h {
+                XCTAssertEqual(Array(strided[(y * stride)..<(y * stride + w * cout)]), Array(packed[(y * w * cout)..<((y + 1) * w * cout)]),
+                               "row \(y), cin \(cin)")
+                XCTAssertTrue(strided[(y * stride + w * cout)..<((y + 1) * stride)].allSatisfy { $0 == 1234 }, "gap after row \(y)")
+            }
+        }
+    }
+
+    func testMaxPool2x2_MatchesTheGeneralPoolWithAndWithoutRowStride() {
+        var rng = SplitMix64(seed: 3)
+        for (h, w, c) in [(28, 28, 16), (14, 14, 32), (5, 7, 3), (4, 4, 48), (3, 3, 17)] {
+            let input = random(h * w * c, &rng)
+            var expected = [Float](repeating: 0, count: (h / 2) * (w / 2) * c)
+            maxPoolForward(input, height: h, width: w, channels: c, kernel: 2, stride: 2, output: &expected)
+            var packed = [Float](repeating: 0, count: expected.count)
+            maxPool2x2(input, height: h, width: w, channels: c, output: &packed, outputRowStride: (w / 2) * c)
+            XCTAssertEqual(packed, expected, "\(h)×\(w)×\(c)")
+            let stride = (w / 2 + 2) * c
+            var strided = [Float](repeating: -7, count: (h / 2) * stride)
+            maxPool2x2(input, height: h, width: w, channels: c, output: &strided, outputRowStride: stride)
+            for y in 0..<(h / 2) {
+                XCTAssertEqual(Array(strided[(y * stride)..<(y * stride + (w / 2) * c)]),
+                               Array(expected[(y * (w / 2) * c)..<((y + 1) * (w / 2) * c)]))
+                XCTAssertTrue(strided[(y * stride + (w / 2) * c)..<((y + 1) * stride)].allSatisfy { $0 == -7 })
+            }
+        }
+    }
+
+    func testMaddPeak_ComputesTheChainsItClaims() {
+        // 16 chains of a ← 1e-7 + a·m from a = 1: after n steps each is m^n + 1e-7 (1 − m^n) / (1 − m).
+        let m: Float = 0.5
+        let n = 3
+        let chain = Float(pow(0.5, 3.0)) + 1e-7 * (1 - Float(pow(0.5, 3.0))) / (1 - m)
+        XCTAssertEqual(maddPeak(iterations: n, scale: m), 16 * 16 * chain, accuracy: 1e-5)
+    }
+
+    // MARK: - The whole network against a plain NCHW forward pass
+
+    /// The standard architecture's layer list with random tensors (PyTorch layouts).
+    private func standardNetwork(seed: UInt64) -> ([LayerSpec], [String: TensorData]) {
+        var rng = SplitMix64(seed: seed)
+        var layers: [LayerSpec] = []
+        var tensors: [String: TensorData] = [:]
+        var cin = 1
+        for (i, (cout, k, p, pool)) in [(16, 5, 2, true), (32, 3, 1, false), (32, 3, 1, true), (64, 3, 0, false)].enumerated() {
+            let name = "conv\(i + 1)", bn = "bn\(i + 1)"
+            tensors[name + ".weight"] = TensorData(shape: [cout, cin, k, k], values: random(cout * cin * k * k, &rng, scale: 0.4))
+            tensors[name + ".bias"] = TensorData(shape: [cout], values: random(cout, &rng, scale: 0.1))
+            tensors[bn + ".weight"] = TensorData(shape: [cout], values: (0..<cout).map { _ in rng.uniform(0.5, 1.5) })
+            tensors[bn + ".bias"] = TensorData(shape: [cout], values: random(cout, &rng, scale: 0.2))
+            tensors[bn + ".running_mean"] = TensorData(shape: [cout], values: random(cout, &rng, scale: 0.3))
+            tensors[bn + ".running_var"] = TensorData(shape: [cout], values: (0..<cout).map { _ in rng.uniform(0.5, 2) })
+            layers += [.conv2d(weight: name + ".weight", bias: name + ".bias", stride: 1, padding: p),
+                       .batchnorm2d(weight: bn + ".weight", bias: bn + ".bias", runningMean: bn + ".running_mean",
+                                    runningVar: bn + ".running_var", eps: 1e-5),
+                       .relu]
+            if pool { layers.append(.maxpool2d(kernel: 2, stride: 2)) }
+            cin = cout
+        }
+        tensors["fc.weight"] = TensorData(shape: [10, 1600], values: random(16000, &rng, scale: 0.05))
+        tensors["fc.bias"] = TensorData(shape: [10], values: random(10, &rng, scale: 0.1))
+        layers += [.flatten, .linear(weight: "fc.weight", bias: "fc.bias")]
+        return (layers, tensors)
+    }
+
+    /// PyTorch semantics on NCHW arrays, in Double: the independent reference for the network.
+    private func plainForward(_ layers: [LayerSpec], _ t: [String: TensorData], pixels: [Float], mean: Float, std: Float) -> [Double] {
+        var x = pixels.map { (Double($0) - Double(mean)) / Double(std) }
+        var (c, h, w) = (1, 28, 28)
+        for layer in layers {
+            switch layer {
+            case let .conv2d(wName, bName, _, p):
+                let wt = t[wName]!, cout = wt.shape[0], k = wt.shape[2]
+                let ho = h + 2 * p - k + 1, wo = w + 2 * p - k + 1
+                var y = [Double](repeating: 0, count: cout * ho * wo)
+                for o in 0..<cout {
+                    for oy in 0..<ho {
+                        for ox in 0..<wo {
+                            var s = Double(t[bName!]!.values[o])
+                            for i in 0..<c {
+                                for ky in 0..<k {
+                                    for kx in 0..<k {
+                                        let iy = oy + ky - p, ix = ox + kx - p
+                                        guard iy >= 0, iy < h, ix >= 0, ix < w else { continue }
+                                        s += x[(i * h + iy) * w + ix] * Double(wt.values[((o * c + i) * k + ky) * k + kx])
+                                    }
+                                }
+                            }
+                            y[(o * ho + oy) * wo + ox] = s
+                        }
+                    }
+                }
+                (x, c, h, w) = (y, cout, ho, wo)
+            case let .batchnorm2d(g, b, m, v, eps):
+                for ch in 0..<c {
+                    let s = Double(t[g]!.values[ch]) / (Double(t[v]!.values[ch]) + eps).squareRoot()
+                    for j in 0..<(h * w) {
+                        x[ch * h * w + j] = (x[ch * h * w + j] - Double(t[m]!.values[ch])) * s + Double(t[b]!.values[ch])
+                    }
+                }
+            case .relu:
+                x = x.map { max($0, 0) }
+            case let .maxpool2d(k, s):
+                let ho = (h - k) / s + 1, wo = (w - k) / s + 1
+                var y = [Double](repeating: 0, count: c * ho * wo)
+                for ch in 0..<c { for oy in 0..<ho { for ox in 0..<wo {
+                    var m = -Double.infinity
+                    for ky in 0..<k { for kx in 0..<k { m = max(m, x[(ch * h + oy * s + ky) * w + ox * s + kx]) } }
+                    y[(ch * ho + oy) * wo + ox] = m
+                } } }
+                (x, h, w) = (y, ho, wo)
+            case .flatten:
+                break
+            case let .linear(wName, bName):
+                let wt = t[wName]!, outCount = wt.shape[0], inCount = wt.shape[1]
+                x = (0..<outCount).map { o in
+                    (0..<inCount).reduce(Double(t[bName!]!.values[o])) { $0 + Double(wt.values[o * inCount + $1]) * x[$1] }
+                }
+            default:
+                XCTFail("layer \(layer) not covered by the plain forward pass")
+            }
+        }
+        return x
+    }
+
+    func testInferenceNetwork_LogitsMatchAPlainNCHWForwardPass() throws {
+        let (layers, tensors) = standardNetwork(seed: 21)
+        let network = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0.13, inputStd: 0.31)
+        var rng = SplitMix64(seed: 8)
+        for image in 0..<1 {
+            let pixels = (0..<784).map { _ in max(0, rng.uniform(-0.5, 1)) }
+            let expected = plainForward(layers, tensors, pixels: pixels, mean: 0.13, std: 0.31)
+            var logits = [Float](repeating: .nan, count: 10)
+            network.logits(pixels: pixels, workspace: network.makeWorkspace(), into: &logits)
+            let scale = expected.map { abs($0) }.max() ?? 1
+            for o in 0..<10 {
+                XCTAssertEqual(Double(logits[o]), expected[o], accuracy: 1e-4 * max(scale, 1), "image \(image), logit \(o)")
+            }
+        }
+    }
+
+    /// A cheaper network with the same kinds of steps (1-channel 5×5 conv writing into a padded
+    /// input, pooling into a padded input, a padded 16→32 conv), for tests that run many images.
+    private func smallNetwork(seed: UInt64) throws -> InferenceNetwork {
+        var rng = SplitMix64(seed: seed)
+        let layers: [LayerSpec] = [
+            .avgpool2d(kernel: 2, stride: 2),
+            .conv2d(weight: "c1.weight", bias: "c1.bias", stride: 1, padding: 2), .relu, .maxpool2d(kernel: 2, stride: 2),
+            .conv2d(weight: "c2.weight", bias: "c2.bias", stride: 1, padding: 1), .relu,
+            .globalAvgPool, .linear(weight: "fc.weight", bias: "fc.bias"),
+        ]
+        let tensors: [String: TensorData] = [
+            "c1.weight": TensorData(shape: [16, 1, 5, 5], values: random(400, &rng, scale: 0.5)),
+            "c1.bias": TensorData(shape: [16], values: random(16, &rng, scale: 0.1)),
+            "c2.weight": TensorData(shape: [32, 16, 3, 3], values: random(4608, &rng, scale: 0.2)),
+            "c2.bias": TensorData(shape: [32], values: random(32, &rng, scale: 0.1)),
+            "fc.weight": TensorData(shape: [10, 32], values: random(320, &rng)),
+            "fc.bias": TensorData(shape: [10], values: random(10, &rng)),
+        ]
+        return try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0.1, inputStd: 0.3)
+    }
+
+    func testInferenceNetwork_BatchesAndThreadsGiveTheSingleImageLogitsExactly() throws {
+        let network = try smallNetwork(seed: 4)
+        var rng = SplitMix64(seed: 2)
+        let count = 5
+        let pixels = (0..<(count * 784)).map { _ in rng.nextFloat() }
+        let ws = network.makeWorkspace()
+        var single = [Float](repeating: 0, count: count * 10)
+        for n in 0..<count {
+            // A reused workspace must not carry anything from one image to the next.
+            pixels.withUnsafeBufferPointer { p in
+                single.withUnsafeMutableBufferPointer { l in
+                    network.logits(pixels: p.baseAddress! + n * 784, workspace: ws, into: l.baseAddress! + n * 10)
+                }
+            }
+        }
+        for threads in [1, 2] {
+            var batched = [Float](repeating: .nan, count: count * 10)
+            network.logits(pixels: pixels, count: count, into: &batched, threads: threads)
+            XCTAssertEqual(batched.map(\.bitPattern), single.map(\.bitPattern), "\(threads) threads")
+        }
+    }
+
+    func testInferenceNetwork_ProfileReportsEveryExecutedOp() throws {
+        let (layers, tensors) = standardNetwork(seed: 6)
+        let network = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0.1, inputStd: 0.3)
+        let pixels = [Float](repeating: 0.5, count: 784)
+        let times = network.profile(pixels: pixels, count: 1)
+        let ops = network.executedOps
+        XCTAssertEqual(times.count, ops.count)
+        XCTAssertEqual(ops.map(\.name.first), ["c", "m", "c", "c", "m", "c", "l"])
+        XCTAssertEqual(ops.reduce(0) { $0 + $1.multiplyAdds }, network.multiplyAdds)
+        XCTAssertEqual(network.multiplyAdds, 3_499_904)
+        XCTAssertTrue(times.allSatisfy { $0 >= 0 && $0 < 1 }, "\(times)")
+        XCTAssertGreaterThan(times.reduce(0, +), 0)
+    }
+}

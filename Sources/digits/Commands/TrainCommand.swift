@@ -94,10 +94,11 @@ struct TrainCommand: CLICommand {
         let trainSet = try MNISTSet.load(directory: dir, split: .train)
         let testSet = try MNISTSet.load(directory: dir, split: .test)
         let used = min(limit, trainSet.count)
-        guard used - validationCount >= options.batchSize else {
-            throw DigitError(.usage, "--validation \(validationCount) leaves \(max(used - validationCount, 0)) of the \(used) training images "
+        func tooFewImages(_ left: Int) -> DigitError {
+            DigitError(.usage, "--validation \(validationCount) leaves \(left) of the \(used) training images "
                 + "used, fewer than one batch of \(options.batchSize): lower --validation or --batch-size, or raise --limit")
         }
+        guard used > validationCount else { throw tooFewImages(0) }
         guard testSet.count > 0 else { throw DigitError(.format, file: dir, "the MNIST test split has no images") }
         for (set, split) in [(trainSet, "train"), (testSet, "t10k")] where set.images.rows != 28 || set.images.columns != 28 {
             throw DigitError(.format, file: dir, "the \(split) images are \(set.images.rows)×\(set.images.columns), the network needs 28×28")
@@ -119,6 +120,7 @@ struct TrainCommand: CLICommand {
         }
         options.dataTag = "mnist 0..<\(trainRange.upperBound) val \(validationRange.lowerBound)..<\(validationRange.upperBound)" + strokeNote
             + (strokesPath == nil ? "" : " pen \(raster.penWidth) soft \(raster.softness)")
+        guard sources.reduce(0, { $0 + $1.count }) >= options.batchSize else { throw tooFewImages(trainRange.count) }
         let trainer = Trainer(options: options, train: sources.count == 1 ? sources[0] : ConcatenatedSamples(sources),
                               validation: MNISTSamples(trainSet, range: validationRange))
         let progress = ProgressLine()

@@ -222,8 +222,11 @@ public enum Benchmark {
         report.loadBefore = loadAverage()
         report.runs = config.runs
         report.weights = config.weightsPath
-        // First, while this process is small: on Linux a child's peak-memory figure starts from
-        // the parent's own peak (it is inherited across fork and exec).
+        let model = try ModelFile.load(path: config.weightsPath)
+        let network = try model.makeNetwork(file: config.weightsPath)
+        report.multiplyAdds = network.multiplyAdds
+        // Before loading any data, while this process is small: on Linux a child's peak-memory
+        // figure starts from the parent's own peak (it is inherited across fork and exec).
         if config.parts.contains(.cold), let exe = config.executable {
             progress("cold: digits recognize FILE")
             let file = try drawingFiles(config.drawingsDirectory)[0]
@@ -234,9 +237,6 @@ public enum Benchmark {
             report.recognizePeakMegabytes = mb
             report.recognizePeakIsUpperBound = own.map { Double($0) / 1024 >= mb } ?? true
         }
-        let model = try ModelFile.load(path: config.weightsPath)
-        let network = try model.makeNetwork(file: config.weightsPath)
-        report.multiplyAdds = network.multiplyAdds
         let parts = config.parts
 
         if parts.contains(.peak) {

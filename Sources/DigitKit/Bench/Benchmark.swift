@@ -222,21 +222,27 @@ public enum Benchmark {
         report.loadBefore = loadAverage()
         report.runs = config.runs
         report.weights = config.weightsPath
-        let model = try ModelFile.load(path: config.weightsPath)
-        let network = try model.makeNetwork(file: config.weightsPath)
-        report.multiplyAdds = network.multiplyAdds
-        // Before loading any data, while this process is small: on Linux a child's peak-memory
-        // figure starts from the parent's own peak (it is inherited across fork and exec).
+        // First, while this process is small: on Linux a child's peak-memory figure starts from
+        // the parent's own peak (it is inherited across fork and exec).
         if config.parts.contains(.cold), let exe = config.executable {
             progress("cold: digits recognize FILE")
             let file = try drawingFiles(config.drawingsDirectory)[0]
             let own = ownPeakKilobytes()
-            let (ms, cpuMs, mb) = try coldStart(executable: exe, weights: config.weightsPath, drawing: file.path, runs: config.runs)
+            let (ms, cpuMs, mb): (Double, Double, Double)
+            do {
+                (ms, cpuMs, mb) = try coldStart(executable: exe, weights: config.weightsPath, drawing: file.path, runs: config.runs)
+            } catch {
+                _ = try ModelFile.load(path: config.weightsPath)   // names the problem when it is the weight file
+                throw error
+            }
             report.coldStartMilliseconds = ms
             report.coldStartCPUMilliseconds = cpuMs
             report.recognizePeakMegabytes = mb
             report.recognizePeakIsUpperBound = own.map { Double($0) / 1024 >= mb } ?? true
         }
+        let model = try ModelFile.load(path: config.weightsPath)
+        let network = try model.makeNetwork(file: config.weightsPath)
+        report.multiplyAdds = network.multiplyAdds
         let parts = config.parts
 
         if parts.contains(.peak) {

@@ -228,7 +228,13 @@ public enum Benchmark {
             progress("cold: digits recognize FILE")
             let file = try drawingFiles(config.drawingsDirectory)[0]
             let own = ownPeakKilobytes()
-            let (ms, cpuMs, mb) = try coldStart(executable: exe, weights: config.weightsPath, drawing: file.path, runs: config.runs)
+            let (ms, cpuMs, mb): (Double, Double, Double)
+            do {
+                (ms, cpuMs, mb) = try coldStart(executable: exe, weights: config.weightsPath, drawing: file.path, runs: config.runs)
+            } catch {
+                _ = try ModelFile.load(path: config.weightsPath)   // names the problem when it is the weight file
+                throw error
+            }
             report.coldStartMilliseconds = ms
             report.coldStartCPUMilliseconds = cpuMs
             report.recognizePeakMegabytes = mb

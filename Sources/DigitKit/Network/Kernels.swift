@@ -81,7 +81,8 @@ func convForward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights: Unsafe
 /// Swift lowers SIMD32/SIMD64 arithmetic to scalar code):
 /// - 1 input channel, 5×5 kernel: `convForwardCin1K5` (each input value loaded once per kernel row);
 /// - Cout a multiple of 64: 4 vectors × 5 pixels (20 accumulators);
-/// - Cout a multiple of 32: 2 vectors × 7 pixels (14 accumulators);
+/// - Cout a multiple of 32: 2 vectors × 14 pixels (28 accumulators) when 14 divides the row,
+///   else 2 vectors × 7 pixels (14 accumulators);
 /// - otherwise 1 vector × 8 pixels.
 /// A row that is not a multiple of the tile width ends with an overlapping tile (pixels computed
 /// twice, same value); rows narrower than a tile use one pixel at a time.
@@ -122,7 +123,11 @@ func convForward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights: Unsafe
         return
     }
     while c0 + 32 <= cout {
-        if g.outWidth >= 7 {
+        if g.outWidth >= 14 && g.outWidth % 14 == 0 {
+            eachTile(g, width: 14) { y, x in
+                convTile2x14(g, input, weights, bias, output + y * outputRowStride + x * cout, relu, y, x, c0)
+            }
+        } else if g.outWidth >= 7 {
             eachTile(g, width: 7) { y, x in
                 convTile2x7(g, input, weights, bias, output + y * outputRowStride + x * cout, relu, y, x, c0)
             }
@@ -306,6 +311,81 @@ private func convTile2x7Body(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _
     store(relu16(a4, relu), q); store(relu16(e4, relu), q + 16); q += cout
     store(relu16(a5, relu), q); store(relu16(e5, relu), q + 16); q += cout
     store(relu16(a6, relu), q); store(relu16(e6, relu), q + 16)
+}
+
+/// 2 vectors × 14 pixels (28 accumulators): a whole 14-pixel row of a 32-channel output, each
+/// weight vector feeding 14 multiply-adds.
+private func convTile2x14(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                          _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                          _ y: Int, _ x: Int, _ c0: Int) {
+    switch g.inChannels {
+    case 16: convTile2x14Body(g, input, weights, bias, o, relu, y, x, c0, cin: 16)
+    case 32: convTile2x14Body(g, input, weights, bias, o, relu, y, x, c0, cin: 32)
+    default: convTile2x14Body(g, input, weights, bias, o, relu, y, x, c0, cin: g.inChannels)
+    }
+}
+
+@inline(__always)
+private func convTile2x14Body(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,
+                              _ bias: UnsafePointer<Float>, _ o: UnsafeMutablePointer<Float>, _ relu: Bool,
+                              _ y: Int, _ x: Int, _ c0: Int, cin: Int) {
+    let cout = g.outChannels, taps = g.kernel * cin
+    let b0: V16 = load(bias + c0), b1: V16 = load(bias + c0 + 16)
+    var a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0, a6 = b0
+    var a7 = b0, a8 = b0, a9 = b0, a10 = b0, a11 = b0, a12 = b0, a13 = b0
+    var e0 = b1, e1 = b1, e2 = b1, e3 = b1, e4 = b1, e5 = b1, e6 = b1
+    var e7 = b1, e8 = b1, e9 = b1, e10 = b1, e11 = b1, e12 = b1, e13 = b1
+    for ky in 0..<g.kernel {
+        let p = input + (y + ky) * g.rowStride + x * cin
+        var w = weights + ky * taps * cout + c0
+        for j in 0..<taps {
+            let wa: V16 = load(w), wb: V16 = load(w + 16)
+            var v = splat(p + j)
+            a0 = madd(a0, v, wa); e0 = madd(e0, v, wb)
+            v = splat(p + j + 1 * cin)
+            a1 = madd(a1, v, wa); e1 = madd(e1, v, wb)
+            v = splat(p + j + 2 * cin)
+            a2 = madd(a2, v, wa); e2 = madd(e2, v, wb)
+            v = splat(p + j + 3 * cin)
+            a3 = madd(a3, v, wa); e3 = madd(e3, v, wb)
+            v = splat(p + j + 4 * cin)
+            a4 = madd(a4, v, wa); e4 = madd(e4, v, wb)
+            v = splat(p + j + 5 * cin)
+            a5 = madd(a5, v, wa); e5 = madd(e5, v, wb)
+            v = splat(p + j + 6 * cin)
+            a6 = madd(a6, v, wa); e6 = madd(e6, v, wb)
+            v = splat(p + j + 7 * cin)
+            a7 = madd(a7, v, wa); e7 = madd(e7, v, wb)
+            v = splat(p + j + 8 * cin)
+            a8 = madd(a8, v, wa); e8 = madd(e8, v, wb)
+            v = splat(p + j + 9 * cin)
+            a9 = madd(a9, v, wa); e9 = madd(e9, v, wb)
+            v = splat(p + j + 10 * cin)
+            a10 = madd(a10, v, wa); e10 = madd(e10, v, wb)
+            v = splat(p + j + 11 * cin)
+            a11 = madd(a11, v, wa); e11 = madd(e11, v, wb)
+            v = splat(p + j + 12 * cin)
+            a12 = madd(a12, v, wa); e12 = madd(e12, v, wb)
+            v = splat(p + j + 13 * cin)
+            a13 = madd(a13, v, wa); e13 = madd(e13, v, wb)
+            w += cout
+        }
+    }
+    var q = o + c0
+    store(relu16(a0, relu), q); store(relu16(e0, relu), q + 16); q += cout
+    store(relu16(a1, relu), q); store(relu16(e1, relu), q + 16); q += cout
+    store(relu16(a2, relu), q); store(relu16(e2, relu), q + 16); q += cout
+    store(relu16(a3, relu), q); store(relu16(e3, relu), q + 16); q += cout
+    store(relu16(a4, relu), q); store(relu16(e4, relu), q + 16); q += cout
+    store(relu16(a5, relu), q); store(relu16(e5, relu), q + 16); q += cout
+    store(relu16(a6, relu), q); store(relu16(e6, relu), q + 16); q += cout
+    store(relu16(a7, relu), q); store(relu16(e7, relu), q + 16); q += cout
+    store(relu16(a8, relu), q); store(relu16(e8, relu), q + 16); q += cout
+    store(relu16(a9, relu), q); store(relu16(e9, relu), q + 16); q += cout
+    store(relu16(a10, relu), q); store(relu16(e10, relu), q + 16); q += cout
+    store(relu16(a11, relu), q); store(relu16(e11, relu), q + 16); q += cout
+    store(relu16(a12, relu), q); store(relu16(e12, relu), q + 16); q += cout
+    store(relu16(a13, relu), q); store(relu16(e13, relu), q + 16)
 }
 
 private func convTile2x1(_ g: ConvGeometry, _ input: UnsafePointer<Float>, _ weights: UnsafePointer<Float>,

@@ -180,6 +180,19 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(try StrokeJSON.decode(try JSONParser.parse(Array(line.utf8))), ok)
     }
 
+    func testUNIPEN_SegmentsCannotShareComponentsSoOutputIsBoundedByInput() throws {
+        // 1,000 points once, then 20,000 segments naming them: without the rule, 20 million points.
+        var text = ".PEN_DOWN\n" + String(repeating: " 1 2\n", count: 1000) + ".PEN_UP\n"
+        text += String(repeating: ".SEGMENT DIGIT 0 ? \"1\"\n", count: 20_000)
+        let records = try UNIPEN.parse(Array(text.utf8), source: "amp.tra")
+        XCTAssertEqual(records.count, 20_000)
+        XCTAssertEqual(try records[0].result.get().pointCount, 1000)
+        let total = records.reduce(0) { $0 + ((try? $1.result.get().pointCount) ?? 0) }
+        XCTAssertEqual(total, 1000)
+        guard case let .failure(error) = records[1].result else { return XCTFail("a second digit took the same component") }
+        XCTAssertEqual(error.description, "amp.tra: line 1004: component 0 is already part of the digit at line 1003; a .PEN_DOWN block can belong to one digit only")
+    }
+
     func testUNIPEN_HostileLinesFailTheirDigitOnly() throws {
         let text = """
         .SEGMENT DIGIT 0 ? "7"

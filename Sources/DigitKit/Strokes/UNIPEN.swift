@@ -14,8 +14,10 @@
 /// toolkit's convention (y downward) with `y' = 500 - y` (`x` unchanged), which keeps pendigits
 /// coordinates in 0…500, and a 500 × 500 canvas.
 ///
-/// Problems inside one digit (a malformed coordinate line, a missing `.PEN_UP`, a limit) make
-/// that digit's record a failure naming the line; the other digits are still returned.
+/// Problems inside one digit (a malformed coordinate line, a missing `.PEN_UP`, a limit, a
+/// component already used by an earlier digit) make that digit's record a failure naming the
+/// line; the other digits are still returned. Since each component belongs to one digit at most,
+/// the points returned never exceed the points in the file.
 public enum UNIPEN {
     /// The height of the tablet box used to flip y: `y' = tabletHeight - y`.
     public static let tabletHeight: Float = 500
@@ -239,13 +241,15 @@ private struct Reader {
     }
 
     func records() -> [DrawingRecord] {
-        segments.enumerated().map { index, segment in
+        // The .SEGMENT line of the digit each component belongs to (0: none yet).
+        var owner = [Int](repeating: 0, count: components.count)
+        return segments.enumerated().map { index, segment in
             DrawingRecord(source: source, index: index, line: segment.line, writer: segment.writer,
-                          result: Result { try drawing(segment) }.mapError { $0 as? DigitError ?? error(line: segment.line, "\($0)") })
+                          result: Result { try drawing(segment, owner: &owner) }.mapError { $0 as? DigitError ?? error(line: segment.line, "\($0)") })
         }
     }
 
-    func drawing(_ segment: Segment) throws -> Drawing {
+    func drawing(_ segment: Segment, owner: inout [Int]) throws -> Drawing {
         if let failure = segment.error { throw failure }
         let following = segment.followEnd > segment.followStart ? [segment.followStart...(segment.followEnd - 1)] : []
         let ranges = segment.delineation ?? following
@@ -257,6 +261,16 @@ private struct Reader {
             strokeCount += range.count
             if strokeCount > limits.maxStrokesPerDrawing {
                 throw error(.limit, line: segment.line, "more than the limit of \(limits.maxStrokesPerDrawing) strokes per drawing")
+            }
+        }
+        // A component belongs to one digit at most. Shared components would let a small file name
+        // the same million points from millions of segments (terabytes of drawings).
+        for range in ranges {
+            for c in range {
+                guard owner[c] == 0 else {
+                    throw error(line: segment.line, "component \(c) is already part of the digit at line \(owner[c]); a .PEN_DOWN block can belong to one digit only")
+                }
+                owner[c] = segment.line
             }
         }
         var strokes: [[StrokePoint]] = []

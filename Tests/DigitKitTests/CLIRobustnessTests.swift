@@ -188,6 +188,12 @@ final class CLIRobustnessTests: XCTestCase {
             (["mnist", "extra"], "unexpected argument 'extra'"),
             (["version", "--verbose"], "unknown option '--verbose' (see --help)"),
             (["import-unipen", drawing], "missing --out PATH (see --help)"),
+            // The command line is checked before the weight file is looked for or read.
+            (["eval", "--bogus", "--weights", "missing.safetensors"], "unknown option '--bogus' (see --help)"),
+            (["eval", "--temperature", "0", "--weights", "missing.safetensors"], "--temperature must be a number in 0.01...100.0, got '0'"),
+            (["recognize", drawing, "--pen-width", "wide", "--weights", "missing.safetensors"], "--pen-width must be a number in 0.0...20.0, got 'wide'"),
+            (["recognize", "--weights", "missing.safetensors"], "no input: give stroke files, a directory, or - for stdin"),
+            (["rasterize", drawing, "--weights", "missing.safetensors"], "nothing to do: give --out IMAGE.png|IMAGE.pgm or --ascii"),
         ]
         for (args, message) in cases {
             let r = try digits(args)

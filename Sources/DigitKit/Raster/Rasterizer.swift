@@ -101,11 +101,11 @@ public struct Rasterizer: Sendable {
         let size = Rasterizer.size
         let options = self.options.effective
         guard out.count >= size * size else { return }
-        // The image is drawn in a padded frame of 28 rows × 32 columns (8 SIMD4 chunks per row),
+        // The image is drawn in a padded frame of 28 rows × 32 columns (4 SIMD8 chunks per row),
         // so the kernel may compute whole chunks without masking; columns 28…31 are dropped.
-        withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: size * Pen.chunksPerRow) { frame in
+        withUnsafeTemporaryAllocation(of: Pen.Chunk.self, capacity: size * Pen.chunksPerRow) { frame in
             guard let frameBase = frame.baseAddress else { return }
-            frame.initialize(repeating: SIMD4<Float>())
+            frame.initialize(repeating: Pen.Chunk())
             let pen = Pen(frame: frameBase, penWidth: options.penWidth, softness: options.softness, kernel: kernel)
             pen.clear()
             if let bounds = Bounds(drawing) {
@@ -121,9 +121,9 @@ public struct Rasterizer: Sendable {
                 }
             }
             for row in 0..<size {
-                for chunk in 0..<(size / 4) {
+                for chunk in 0..<Pen.chunksPerRow {
                     let coverage = pen.coverage(row * Pen.chunksPerRow + chunk)
-                    for lane in 0..<4 { out[row * size + chunk * 4 + lane] = coverage[lane] }
+                    for lane in 0..<min(Pen.lanes, size - chunk * Pen.lanes) { out[row * size + chunk * Pen.lanes + lane] = coverage[lane] }
                 }
             }
         }
@@ -209,12 +209,15 @@ struct Transform {
 /// maximum of the per-segment coverages exactly, without a square root per pixel and segment.
 /// The reference kernel stores coverage directly.
 struct Pen {
-    static let chunksPerRow = 8
-    static let paddedWidth = chunksPerRow * 4
+    /// Eight pixels of a row: one AVX register in the fast build, two SSE ones in the portable one.
+    typealias Chunk = SIMD8<Float>
+    static let lanes = Chunk.scalarCount
+    static let chunksPerRow = 4
+    static let paddedWidth = chunksPerRow * lanes
     /// Consecutive points closer than this (output pixels) are merged.
     static let minimumStep: Float = 0.2
 
-    let frame: UnsafeMutablePointer<SIMD4<Float>>
+    let frame: UnsafeMutablePointer<Chunk>
     let penWidth: Float
     let softness: Float
     /// Distance from the centre line beyond which coverage is 0: penWidth/2 + softness/2.
@@ -222,7 +225,7 @@ struct Pen {
     let inverseSoftness: Float
     let kernel: Rasterizer.Kernel
 
-    init(frame: UnsafeMutablePointer<SIMD4<Float>>, penWidth: Float, softness: Float, kernel: Rasterizer.Kernel) {
+    init(frame: UnsafeMutablePointer<Chunk>, penWidth: Float, softness: Float, kernel: Rasterizer.Kernel) {
         self.frame = frame
         self.penWidth = penWidth
         self.softness = softness
@@ -232,13 +235,13 @@ struct Pen {
     }
 
     func clear() {
-        let blank = kernel == .fast ? SIMD4<Float>(repeating: .infinity) : SIMD4<Float>()
+        let blank = kernel == .fast ? Chunk(repeating: .infinity) : Chunk()
         frame.update(repeating: blank, count: Rasterizer.size * Pen.chunksPerRow)
     }
 
-    /// Coverage clamp((outer - d) / softness, 0, 1) of the 4 pixels of one chunk.
+    /// Coverage clamp((outer - d) / softness, 0, 1) of the 8 pixels of one chunk.
     @inline(__always)
-    func coverage(_ chunk: Int) -> SIMD4<Float> {
+    func coverage(_ chunk: Int) -> Chunk {
         guard kernel == .fast else { return frame[chunk] }
         var coverage = (outer - frame[chunk].squareRoot()) * inverseSoftness
         coverage.replace(with: 1, where: coverage .> 1)
@@ -248,14 +251,17 @@ struct Pen {
 
     /// Σ v·(i, j) / Σ v over the 28 × 28 image, or nil when it is blank.
     func centerOfMass() -> (x: Float, y: Float)? {
-        let columnIndex = SIMD4<Float>(0, 1, 2, 3)
-        var total = SIMD4<Float>(), sumX = SIMD4<Float>(), sumY = SIMD4<Float>()
+        let columnIndex = Chunk(0, 1, 2, 3, 4, 5, 6, 7)
+        // The last chunk's 4 padding columns (28…31) may hold ink from the fast kernel: masked.
+        let inImage = Chunk(1, 1, 1, 1, 0, 0, 0, 0)
+        var total = Chunk(), sumX = Chunk(), sumY = Chunk()
         for row in 0..<Rasterizer.size {
-            var rowTotal = SIMD4<Float>()
-            for chunk in 0..<(Rasterizer.size / 4) {  // the 4 padding columns hold no ink
-                let v = coverage(row * Pen.chunksPerRow + chunk)
+            var rowTotal = Chunk()
+            for chunk in 0..<Pen.chunksPerRow {
+                var v = coverage(row * Pen.chunksPerRow + chunk)
+                if chunk == Pen.chunksPerRow - 1 { v *= inImage }
                 rowTotal += v
-                sumX += v * (columnIndex + Float(chunk * 4))
+                sumX += v * (columnIndex + Float(chunk * Pen.lanes))
             }
             total += rowTotal
             sumY += rowTotal * Float(row)
@@ -311,7 +317,7 @@ struct Pen {
     }
 
     /// Lowers each pixel's squared distance to that from its centre to the segment a–b. Each row
-    /// visits only the 4-pixel chunks that the part of the segment within reach of the row, grown
+    /// visits only the 8-pixel chunks that the part of the segment within reach of the row, grown
     /// by the reach (`outer` plus a margin), can touch; every pixel of a visited chunk gets its exact distance, so
     /// visiting extra pixels never changes the result.
     @inline(__always)
@@ -335,7 +341,7 @@ struct Pen {
         // Short or axis-near segments (the common case) use one chunk range for all rows; only
         // long diagonal ones are worth narrowing row by row.
         let narrowRows = abs(dx) > 4 && abs(dy) > 4
-        let lanes = SIMD4<Float>(0, 1, 2, 3)
+        let lanes = Chunk(0, 1, 2, 3, 4, 5, 6, 7)
         let boxLowX = max(floorIndex(segmentLowX - reach), 0)
         let boxHighX = min(floorIndex(segmentHighX + reach), size - 1)
         guard boxLowX <= boxHighX else { return }
@@ -355,10 +361,10 @@ struct Pen {
             }
             let rowBase = row * Pen.chunksPerRow
             let pyDy = py * dy
-            for chunk in (lowX >> 2)...(highX >> 2) {
+            for chunk in (lowX >> 3)...(highX >> 3) {
                 // Same operations, in the same order, as the reference kernel: bit-identical results.
                 // Lane-wise selects rather than pointwiseMin/Max, which are not inlined as vector code.
-                let px = (lanes + Float(chunk * 4)) - ax
+                let px = (lanes + Float(chunk * Pen.lanes)) - ax
                 var t = (px * dx + pyDy) * inverseLength2
                 t.replace(with: 0, where: t .< 0)
                 t.replace(with: 1, where: t .> 1)
@@ -381,8 +387,8 @@ struct Pen {
                 let t = min(max((px * dx + py * dy) * inverseLength2, 0), 1)
                 let ex = px - t * dx, ey = py - t * dy
                 let coverage = min(max((outer - (ex * ex + ey * ey).squareRoot()) * inverseSoftness, 0), 1)
-                let chunk = row * Pen.chunksPerRow + column / 4
-                frame[chunk][column % 4] = max(frame[chunk][column % 4], coverage)
+                let chunk = row * Pen.chunksPerRow + column / Pen.lanes
+                frame[chunk][column % Pen.lanes] = max(frame[chunk][column % Pen.lanes], coverage)
             }
         }
     }

@@ -63,7 +63,12 @@ public struct Arguments {
     }
 
     public mutating func float(_ name: String, default fallback: Float, range: ClosedRange<Float>) throws -> Float {
-        guard let text = try option(name) else { return fallback }
+        try float(name, range: range) ?? fallback
+    }
+
+    /// The option's value as a number in `range`, or nil when the option is absent.
+    public mutating func float(_ name: String, range: ClosedRange<Float>) throws -> Float? {
+        guard let text = try option(name) else { return nil }
         guard let v = Float(text), v.isFinite, range.contains(v) else {
             throw DigitError(.usage, "\(name) must be a number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
         }

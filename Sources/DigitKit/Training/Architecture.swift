@@ -44,6 +44,16 @@ public enum Architecture {
         .flatten, .dropout(0.3), .linear(outCount: 10),
     ]
 
+    /// `standard` with a wider last convolution (128 channels instead of 64) and so a larger
+    /// classifier: about 84,000 parameters and 4.0 million multiply-adds per image.
+    public static let wide: [ArchitectureLayer] = [
+        .conv(outChannels: 16, kernel: 5, padding: 2), .batchNorm, .relu, .maxPool,
+        .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu,
+        .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu, .maxPool,
+        .conv(outChannels: 128, kernel: 3, padding: 0), .batchNorm, .relu,
+        .flatten, .dropout(0.3), .linear(outCount: 10),
+    ]
+
     /// A small network for tests: trains in seconds.
     public static let tiny: [ArchitectureLayer] = [
         .conv(outChannels: 16, kernel: 5, padding: 2), .batchNorm, .relu, .maxPool,

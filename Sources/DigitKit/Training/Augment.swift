@@ -13,11 +13,18 @@ public struct Augmentation: Sendable, Equatable {
     /// Probability of thickening and of thinning the strokes.
     public var thicken: Float = 0.3
     public var thin: Float = 0.2
+    /// Probability that an image is passed through undistorted, so the network also learns the
+    /// clean digits it is tested on. At 0 no random number is drawn for it (older runs reproduce).
+    public var clean: Float = 0
 
     public init() {}
 
     /// Writes a distorted copy of the 28×28 image `src` (0…1) into `dst`.
     public func apply(_ src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>, rng: inout SplitMix64) {
+        if clean > 0, rng.nextFloat() < clean {
+            dst.update(from: src, count: 784)
+            return
+        }
         let n = 28
         let angle = rng.uniform(-rotationDegrees, rotationDegrees) * .pi / 180
         let s = rng.uniform(scale.lowerBound, scale.upperBound)

@@ -46,9 +46,8 @@ struct EvalCommand: CLICommand {
         let imagesPath = try args.option("--images"), labelsPath = try args.option("--labels")
         let writers = try parseWriters(try args.option("--writers"), "--writers")
         let excluded = try parseWriters(try args.option("--exclude-writers"), "--exclude-writers")
-        var model = try loadModel(weightsPath)
-        model.temperature = try args.float("--temperature", default: model.temperature, range: 0.01...100)
-        let raster = try rasterOptions(&args, base: model.rasterOptions)
+        let temperature = try args.float("--temperature", range: 0.01...100)
+        let overrides = try RasterOverrides(&args)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {
             throw DigitError(.usage, "--split must be train or test, got '\(split)'")
@@ -56,6 +55,9 @@ struct EvalCommand: CLICommand {
         guard (imagesPath == nil) == (labelsPath == nil) else {
             throw DigitError(.usage, "--images and --labels go together")
         }
+        var model = try loadModel(weightsPath)
+        model.temperature = temperature ?? model.temperature
+        let raster = overrides.applied(to: model.rasterOptions)
         let network = try model.makeNetwork()
 
         let labels: [Int]

@@ -34,14 +34,16 @@ struct RasterizeCommand: CLICommand {
         let ascii = args.flag("--ascii")
         // The pen the shipped model was trained for, so the picture is what the network sees.
         let weights = try args.option("--weights")
-        let base = (weights ?? Locations.defaultWeights()).flatMap { try? ModelFile.load(path: $0).rasterOptions } ?? RasterOptions()
-        if let weights, (try? ModelFile.load(path: weights)) == nil { _ = try ModelFile.load(path: weights) }
-        let options = try rasterOptions(&args, base: base)
+        let overrides = try RasterOverrides(&args)
         let inputs = try args.positionals()
         guard inputs.count == 1, let input = inputs.first else {
             throw DigitError(.usage, "expected exactly one input (a file, a directory or -), got \(inputs.count)")
         }
         guard out != nil || ascii else { throw DigitError(.usage, "nothing to do: give --out IMAGE.png|IMAGE.pgm or --ascii") }
+        // Without --weights, the shipped file's pen if it is there, else the default pen.
+        let base = try weights.map { try ModelFile.load(path: $0).rasterOptions }
+            ?? Locations.defaultWeights().flatMap { try? ModelFile.load(path: $0).rasterOptions } ?? RasterOptions()
+        let options = overrides.applied(to: base)
         let format = out.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }
         if let format, format != "png", format != "pgm" {
             throw DigitError(.usage, "--out must end in .png or .pgm, got '\(out ?? "")'")
@@ -78,16 +80,30 @@ let rasterOptionsHelp = [
 ].joined(separator: "\n")
 
 /// Reads `--pen-width`, `--softness`, `--smoothing` and `--minimum-extent` over `base`.
-func rasterOptions(_ args: inout Arguments, base: RasterOptions) throws -> RasterOptions {
-    var options = base
-    options.penWidth = try args.float("--pen-width", default: options.penWidth, range: 0...20)
-    options.softness = try args.float("--softness", default: options.softness, range: 0...20)
-    options.minimumExtent = try args.float("--minimum-extent", default: options.minimumExtent, range: 0...1)
-    if let mode = try args.option("--smoothing") {
-        guard let smoothing = RasterOptions.Smoothing(rawValue: mode) else {
-            throw DigitError(.usage, "--smoothing must be one of \(RasterOptions.Smoothing.allCases.map(\.rawValue).joined(separator: ", ")), got '\(mode)'")
+/// The rasterizer options given on the command line, read before the weight file (whose pen they
+/// override) is loaded, so a bad command line is reported as such whatever the weights.
+struct RasterOverrides {
+    var penWidth: Float?, softness: Float?, minimumExtent: Float?
+    var smoothing: RasterOptions.Smoothing?
+
+    init(_ args: inout Arguments) throws {
+        penWidth = try args.float("--pen-width", range: 0...20)
+        softness = try args.float("--softness", range: 0...20)
+        minimumExtent = try args.float("--minimum-extent", range: 0...1)
+        if let mode = try args.option("--smoothing") {
+            guard let smoothing = RasterOptions.Smoothing(rawValue: mode) else {
+                throw DigitError(.usage, "--smoothing must be one of \(RasterOptions.Smoothing.allCases.map(\.rawValue).joined(separator: ", ")), got '\(mode)'")
+            }
+            self.smoothing = smoothing
         }
-        options.smoothing = smoothing
     }
-    return options
+
+    func applied(to base: RasterOptions) -> RasterOptions {
+        var options = base
+        options.penWidth = penWidth ?? options.penWidth
+        options.softness = softness ?? options.softness
+        options.minimumExtent = minimumExtent ?? options.minimumExtent
+        options.smoothing = smoothing ?? options.smoothing
+        return options
+    }
 }

@@ -31,10 +31,12 @@ struct RecognizeCommand: CLICommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         let json = args.flag("--json")
         let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
-        let model = try loadModel(try args.option("--weights"))
-        let options = try rasterOptions(&args, base: model.rasterOptions)
+        let weightsPath = try args.option("--weights")
+        let overrides = try RasterOverrides(&args)
         let inputs = try args.positionals()
         guard !inputs.isEmpty else { throw DigitError(.usage, "no input: give stroke files, a directory, or - for stdin") }
+        let model = try loadModel(weightsPath)
+        let options = overrides.applied(to: model.rasterOptions)
         let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: options)
         // Every problem is reported and the rest still answered; the exit code is the highest of
         // the problems' codes (1 for a bad drawing or file, 3 for one that could not be read).

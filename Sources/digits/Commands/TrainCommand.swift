@@ -28,7 +28,8 @@ struct TrainCommand: CLICommand {
       --no-augment          train on the plain images
       --validation N        training images held out for validation (default 5000)
       --limit N             use only the first N training images (quick experiments)
-      --arch NAME           standard | tiny (default standard)
+      --clean P             share of MNIST images shown undistorted in each epoch (default 0)
+      --arch NAME           standard | wide | tiny (default standard)
 
     Pen data (optional): labelled drawings rasterized on the fly with random pen width, slant
     and jitter, mixed into every epoch.
@@ -76,9 +77,12 @@ struct TrainCommand: CLICommand {
         let limit = try args.int("--limit", default: 60000, range: 2...60000)
         switch try args.option("--arch") ?? "standard" {
         case "standard": options.architecture = Architecture.standard
+        case "wide": options.architecture = Architecture.wide
         case "tiny": options.architecture = Architecture.tiny
-        case let other: throw DigitError(.usage, "--arch must be standard or tiny, got '\(other)'")
+        case let other: throw DigitError(.usage, "--arch must be standard, wide or tiny, got '\(other)'")
         }
+        var augmentation = Augmentation()
+        augmentation.clean = try args.float("--clean", default: 0, range: 0...1)
         let strokesPath = try args.option("--strokes")
         let holdout = try EvalCommand.parseWriters(try args.option("--holdout-writers"), "--holdout-writers")
         let nonDigits = try args.int("--non-digits", default: 0, range: 0...1_000_000)
@@ -105,7 +109,7 @@ struct TrainCommand: CLICommand {
         }
         let trainRange = 0..<(used - validationCount)
         let validationRange = (used - validationCount)..<used
-        var sources: [any SampleSource] = [MNISTSamples(trainSet, range: trainRange)]
+        var sources: [any SampleSource] = [MNISTSamples(trainSet, range: trainRange, augmentation: augmentation)]
         var strokeNote = ""
         if let strokesPath {
             let isHeldOut: (Int?) -> Bool = { w in holdout.map { set in w.map { set.contains($0) } ?? true } ?? PendigitsSplit.isHeldOut(w) }
@@ -118,7 +122,8 @@ struct TrainCommand: CLICommand {
             sources.append(NonDigitSamples(count: nonDigits, seed: options.seed, raster: raster))
             strokeNote += "; \(nonDigits) synthetic non-digits"
         }
-        options.dataTag = "mnist 0..<\(trainRange.upperBound) val \(validationRange.lowerBound)..<\(validationRange.upperBound)" + strokeNote
+        options.dataTag = "mnist 0..<\(trainRange.upperBound) val \(validationRange.lowerBound)..<\(validationRange.upperBound)"
+            + (augmentation.clean > 0 ? " clean \(augmentation.clean)" : "") + strokeNote
             + (strokesPath == nil ? "" : " pen \(raster.penWidth) soft \(raster.softness)")
         guard sources.reduce(0, { $0 + $1.count }) >= options.batchSize else { throw tooFewImages(trainRange.count) }
         let trainer = Trainer(options: options, train: sources.count == 1 ? sources[0] : ConcatenatedSamples(sources),

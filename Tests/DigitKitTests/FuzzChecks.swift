@@ -44,8 +44,27 @@ enum FuzzChecks {
             } catch {
                 problems += checkError(error, source: "fuzz.json")
             }
+            problems += checkPlainDecoder(bytes, limits: limits)
         }
         return problems
+    }
+
+    /// Whenever the stroke fast path (`StrokeJSON.decodePlain`) accepts a document, the full
+    /// parser and decoder accept it too, with the same drawing and writer.
+    static func checkPlainDecoder(_ bytes: [UInt8], limits: StrokeLimits) -> [String] {
+        guard let (fast, fastWriter) = bytes.withUnsafeBufferPointer({ StrokeJSON.decodePlain($0, range: 0..<$0.count, limits: limits) }) else {
+            return []
+        }
+        do {
+            let value = try JSONParser.parse(bytes)
+            let full = try StrokeJSON.decode(value, limits: limits)
+            var problems: [String] = []
+            if full != fast { problems.append("decodePlain gave another drawing than the full decoder") }
+            if StrokeJSON.writer(of: value) != fastWriter { problems.append("decodePlain gave another writer than the full decoder") }
+            return problems
+        } catch {
+            return ["decodePlain accepted a document the full decoder refuses: \(error)"]
+        }
     }
 
     /// UNIPEN through `UNIPEN.parse`, default and tight limits.

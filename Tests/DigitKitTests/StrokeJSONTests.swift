@@ -286,6 +286,75 @@ final class StrokeJSONTests: XCTestCase {
         }
     }
 
+    // MARK: - The fast path (StrokeJSON.decodePlain)
+
+    private func plain(_ text: String, limits: StrokeLimits = .init()) -> (Drawing, writer: Int?)? {
+        Array(text.utf8).withUnsafeBufferPointer { StrokeJSON.decodePlain($0, range: 0..<$0.count, limits: limits) }
+    }
+
+    func testDecodePlain_TakesEveryFixtureDrawingAndAgreesWithTheFullDecoder() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.strokes.path).filter { $0.hasSuffix(".json") }.sorted()
+        var fast = 0
+        for name in names {
+            let bytes = try FileIO.read(Self.strokes.appendingPathComponent(name).path, limit: 1 << 26)
+            let full = try StrokeJSON.decode(try JSONParser.parse(bytes))
+            if let (drawing, _) = bytes.withUnsafeBufferPointer({ StrokeJSON.decodePlain($0, range: 0..<$0.count, limits: .init()) }) {
+                XCTAssertEqual(drawing, full, name)
+                fast += 1
+            } else {
+                XCTAssertFalse(name.hasPrefix("digit-"), "\(name) should take the fast path")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(fast, 60, "the plain files all take the fast path")
+        // Every corpus input of the strokes fuzz target, good or bad: the fast path never accepts
+        // what the full decoder refuses, nor decodes differently.
+        let corpus = TestPaths.fixtures.appendingPathComponent("fuzz/strokes")
+        for name in try FileManager.default.contentsOfDirectory(atPath: corpus.path) {
+            let bytes = try FileIO.read(corpus.appendingPathComponent(name).path, limit: 1 << 26)
+            XCTAssertEqual(FuzzChecks.checkPlainDecoder(bytes, limits: .init()), [], name)
+            XCTAssertEqual(FuzzChecks.checkPlainDecoder(bytes, limits: FuzzChecks.tightLimits), [], name)
+        }
+    }
+
+    func testDecodePlain_AcceptsThePlainFormsWithTheSameValues() throws {
+        let cases = [
+            #"{"label":"7","canvas":{"width":280,"height":200},"strokes":[[[12.5,30],[14.25,31,0.5]],[]]}"#,
+            #" { "strokes" : [ [ { "x" : -1e3 , "y" : 0.000123 , "t" : 1.5 , "p" : 1 } ] ] , "label" : 4 , "writer" : 12 } "#,
+            #"{"strokes":[],"label":null,"canvas":{}}"#,
+            #"{"writer":3.5,"strokes":[[{"p":0,"y":2,"x":1}]]}"#,
+        ]
+        for text in cases {
+            let (drawing, writer) = try XCTUnwrap(plain(text), text)
+            let value = try JSONParser.parse(text)
+            XCTAssertEqual(drawing, try StrokeJSON.decode(value), text)
+            XCTAssertEqual(writer, StrokeJSON.writer(of: value), text)
+        }
+        XCTAssertEqual(plain(cases[1])?.0.label, "4")
+        XCTAssertEqual(plain(cases[1])?.writer, 12)
+    }
+
+    func testDecodePlain_LeavesEverythingElseToTheFullParser() {
+        let cases = [
+            #"{"strokes":[[[1,2]]],"extra":1}"#,                 // a key it does not know (the full decoder ignores it)
+            #"{"strokes":[[[1,2]]],"strokes":[]}"#,              // a duplicate key (the full parser refuses it)
+            #"{"strokes":[[{"x":1,"y":2,"x":3}]]}"#,             // a duplicate key in a point
+            #"{"strokes":[[[1,2]]],"label":"\u0037"}"#,          // an escape
+            #"{"label":"seven","strokes":[]}"#,                  // a bad label
+            #"{"strokes":[[[1,2,3,4]]]}"#,                        // a bad point
+            #"{"strokes":[[[1,NaN]]]}"#, #"{"strokes":[[[1,1e999]]]}"#, #"{"strokes":[[[01,2]]]}"#,
+            #"{"strokes":[[[1,2]]]"#, #"{"strokes":[[[1,2]]]} x"#, #"{"strokes":[[[1,2],]]}"#,
+            "\u{FEFF}{\"strokes\":[]}",                         // a byte-order mark
+            #"{"strokes":[[[1,2e7]]]}"#,                          // over the coordinate limit
+            #"{"strokes":[[{"x":1,"y":2,"p":1.5}]]}"#, #"{"strokes":[[[1,2,1e39]]]}"#,
+            #"{"canvas":{"width":0},"strokes":[]}"#, #"{"writer":"7","strokes":[]}"#, #"{"label":"7"}"#, "[]", "",
+        ]
+        for text in cases { XCTAssertNil(plain(text), text) }
+        let tight = StrokeLimits(maxPointsPerDrawing: 2, maxStrokesPerDrawing: 1)
+        XCTAssertNotNil(plain(#"{"strokes":[[[1,2],[3,4]]]}"#, limits: tight))
+        XCTAssertNil(plain(#"{"strokes":[[[1,2],[3,4],[5,6]]]}"#, limits: tight))
+        XCTAssertNil(plain(#"{"strokes":[[[1,2]],[]]}"#, limits: tight))
+    }
+
     func testFixtures_EdgeCasesAndNonDigitsLoad() throws {
         let expected: [String: Int] = [
             "edge-single-point": 1, "edge-identical-points": 12, "edge-empty-strokes": 0, "edge-dense": 20_000,

@@ -70,6 +70,8 @@ public struct BenchReport: Sendable {
     /// The same, in CPU time of the measuring thread (µs; insensitive to other processes).
     public var endToEndCPUP50: Double?
     public var endToEndCPUP99: Double?
+    /// Where the end-to-end time goes: CPU µs (p50, p99) of each stage of the same samples.
+    public var endToEndStages: [(stage: String, p50: Double, p99: Double)] = []
     /// The rasterizer alone in CPU time of the thread (µs per drawing).
     public var rasterCPUMicroseconds: Double?
     /// User + system CPU time of the cold-start process (ms, median).
@@ -104,6 +106,10 @@ public struct BenchReport: Sendable {
         add("cold_start_ms", coldStartMilliseconds, 2)
         add("e2e_cpu_us_p50", endToEndCPUP50, 2)
         add("e2e_cpu_us_p99", endToEndCPUP99, 2)
+        for stage in endToEndStages {
+            add("e2e_\(stage.stage)_cpu_us_p50", stage.p50, 2)
+            add("e2e_\(stage.stage)_cpu_us_p99", stage.p99, 2)
+        }
         add("raster_cpu_us_per_digit", rasterCPUMicroseconds, 3)
         add("cold_start_cpu_ms", coldStartCPUMilliseconds, 2)
         add("recognize_peak_rss_mb", recognizePeakMegabytes, 1)
@@ -155,6 +161,9 @@ public struct BenchReport: Sendable {
             row("e2e_us_p50", String(format: "%.1f", p50), "stroke JSON text → answer, \(endToEndSamples) samples"
                 + (endToEndCPUP50.map { String(format: "; CPU %.1f", $0) } ?? ""))
             row("e2e_us_p99", String(format: "%.1f", p99), endToEndCPUP99.map { String(format: "CPU %.1f", $0) } ?? "")
+            for stage in endToEndStages {
+                row("  \(stage.stage)", String(format: "%.1f", stage.p50), String(format: "CPU µs p50 (p99 %.1f)", stage.p99))
+            }
         }
         if let r = rasterMicroseconds {
             row("raster_us_per_digit", String(format: "%.2f", r), "rasterizer alone"
@@ -270,7 +279,8 @@ public enum Benchmark {
             if parts.contains(.e2e) {
                 progress("e2e: stroke JSON → answer")
                 let recognizer = try DigitRecognizer(model: model)
-                let (samples, cpu) = try endToEnd(recognizer, files: files, rounds: config.quick ? 4 : max(20, config.runs))
+                let (samples, cpu, stages) = try endToEnd(recognizer, files: files, rounds: config.quick ? 4 : max(20, config.runs))
+                report.endToEndStages = stages.map { ($0.name, Statistics.percentile($0.cpu, 50), Statistics.percentile($0.cpu, 99)) }
                 report.endToEndP50 = Statistics.percentile(samples, 50)
                 report.endToEndP99 = Statistics.percentile(samples, 99)
                 report.endToEndCPUP50 = Statistics.percentile(cpu, 50)
@@ -399,28 +409,41 @@ public enum Benchmark {
 
     /// Microseconds per drawing, one sample per call, from the JSON bytes to the filtered answer:
     /// wall time and CPU time of this thread.
-    static func endToEnd(_ recognizer: DigitRecognizer, files: [(path: String, bytes: [UInt8])], rounds: Int) throws -> ([Double], [Double]) {
+    static func endToEnd(_ recognizer: DigitRecognizer, files: [(path: String, bytes: [UInt8])], rounds: Int) throws
+        -> ([Double], [Double], [(name: String, cpu: [Double])]) {
         var samples: [Double] = [], cpu: [Double] = []
+        var parse: [Double] = [], raster: [Double] = [], network: [Double] = []
         samples.reserveCapacity(rounds * files.count)
         cpu.reserveCapacity(rounds * files.count)
+        parse.reserveCapacity(rounds * files.count)
+        raster.reserveCapacity(rounds * files.count)
+        network.reserveCapacity(rounds * files.count)
+        var pixels = [Float](repeating: 0, count: 784)
         for round in 0...rounds {
             for file in files {
+                // The same work as `recognize(_ drawing:)`, with the stages timed apart.
                 let cpuStart = threadCPUNanoseconds()
                 let start = monotonicNanoseconds()
                 let records = try DrawingLoader.decode(file.bytes, source: file.path, format: .json)
                 guard let record = records.first, case let .success(drawing) = record.result else {
                     throw DigitError(.format, file: file.path, "not a readable drawing")
                 }
-                _ = recognizer.recognize(drawing)
+                let parsed = threadCPUNanoseconds()
+                pixels.withUnsafeMutableBufferPointer { recognizer.rasterizer.rasterize(drawing, into: $0) }
+                let rasterized = threadCPUNanoseconds()
+                _ = recognizer.recognize(pixels: pixels)
                 let end = monotonicNanoseconds()
                 let cpuEnd = threadCPUNanoseconds()
                 if round > 0 {
                     samples.append(Double(end - start) / 1e3)
                     cpu.append(Double(cpuEnd - cpuStart) / 1e3)
+                    parse.append(Double(parsed - cpuStart) / 1e3)
+                    raster.append(Double(rasterized - parsed) / 1e3)
+                    network.append(Double(cpuEnd - rasterized) / 1e3)
                 }
             }
         }
-        return (samples, cpu)
+        return (samples, cpu, [("parse", parse), ("raster", raster), ("network", network)])
     }
 
     /// Microseconds per drawing of the rasterizer alone (median over `runs` passes over all

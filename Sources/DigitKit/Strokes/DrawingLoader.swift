@@ -92,6 +92,9 @@ public enum DrawingLoader {
     /// Parses one JSON document (throwing when it is not JSON) and decodes it as a drawing
     /// (a decoding problem becomes a failure record).
     private static func decodeDocument(_ bytes: [UInt8], source: String, limits: StrokeLimits) throws -> DrawingRecord {
+        if let (drawing, writer) = bytes.withUnsafeBufferPointer({ StrokeJSON.decodePlain($0, range: 0..<$0.count, limits: limits) }) {
+            return DrawingRecord(source: source, index: 0, line: nil, writer: writer, result: .success(drawing))
+        }
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch let error as DigitError { throw error.inFile(source) }
         return record(value, source: source, index: 0, line: nil, limits: limits)
@@ -122,6 +125,11 @@ public enum DrawingLoader {
                 while end < buffer.count, buffer[end] != 0x0A { end += 1 }
                 if !isBlank(UnsafeBufferPointer(rebasing: buffer[start..<end])) {
                     let index = records.count
+                    if let (drawing, writer) = StrokeJSON.decodePlain(buffer, range: start..<end, limits: limits) {
+                        records.append(DrawingRecord(source: source, index: index, line: line, writer: writer, result: .success(drawing)))
+                        start = end + 1
+                        continue
+                    }
                     do {
                         let value = try JSONParser.parse(buffer, range: start..<end, firstLine: line)
                         records.append(record(value, source: source, index: index, line: line, limits: limits))

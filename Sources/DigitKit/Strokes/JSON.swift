@@ -697,3 +697,84 @@ private func firstDuplicate(_ members: [JSONMember]) -> String? {
     for member in members where !seen.insert(member.key).inserted { return member.key }
     return nil
 }
+
+/// Token-level reading of a JSON document for decoders that want their values straight from the
+/// bytes, without building a `JSONValue` tree (the stroke fast path, `StrokeJSON.decodePlain`).
+/// It recognises only the plain subset those decoders accept: every method returns nil or false
+/// as soon as the input is anything else — malformed or merely unusual (escapes or non-ASCII in a
+/// key) — and the caller then falls back to `JSONParser`, which accepts or rejects the document
+/// and words the error. Numbers go through the parser's own conversion, so a value read here is
+/// bit for bit the value `JSONParser` would produce.
+struct JSONScanner {
+    private var parser: Parser
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>, range: Range<Int>) {
+        parser = Parser(buffer: buffer, start: range.lowerBound, end: range.upperBound, firstLine: 1, maxDepth: 0)
+    }
+
+    /// Skips whitespace; true (and steps over it) when the next byte is `byte`.
+    @inline(__always)
+    mutating func consume(_ byte: UInt8) -> Bool { parser.consumePlain(byte) }
+
+    /// A `"key":` whose key is printable ASCII without escapes; the key's bytes.
+    mutating func key() -> UnsafeBufferPointer<UInt8>? { parser.plainKey() }
+
+    /// A number (the parser's conversion, which refuses malformed and overflowing literals).
+    @inline(__always)
+    mutating func number() -> Double? { parser.plainNumber() }
+
+    /// `null`.
+    mutating func null() -> Bool { parser.plainLiteral("null") }
+
+    /// A string of printable ASCII without escapes; its bytes.
+    mutating func string() -> UnsafeBufferPointer<UInt8>? { parser.plainString() }
+
+    /// True when only whitespace is left.
+    mutating func atEnd() -> Bool { parser.plainAtEnd() }
+}
+
+private extension Parser {
+    @inline(__always)
+    mutating func consumePlain(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard pos < end, bytes[pos] == byte else { return false }
+        pos += 1
+        return true
+    }
+
+    mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+        skipWhitespace()
+        guard pos < end, bytes[pos] == quote else { return nil }
+        var i = pos + 1
+        while i < end, bytes[i] != quote {
+            guard bytes[i] >= 0x20, bytes[i] < 0x80, bytes[i] != backslash else { return nil }
+            i += 1
+        }
+        guard i < end else { return nil }
+        defer { pos = i + 1 }
+        return UnsafeBufferPointer(rebasing: bytes[(pos + 1)..<i])
+    }
+
+    mutating func plainKey() -> UnsafeBufferPointer<UInt8>? {
+        guard let key = plainString(), consumePlain(UInt8(ascii: ":")) else { return nil }
+        return key
+    }
+
+    @inline(__always)
+    mutating func plainNumber() -> Double? {
+        skipWhitespace()
+        guard pos < end, bytes[pos] == UInt8(ascii: "-") || isDigit(bytes[pos]) else { return nil }
+        return try? parseNumber()
+    }
+
+    mutating func plainLiteral(_ word: StaticString) -> Bool {
+        skipWhitespace()
+        guard (try? expectLiteral(word)) != nil else { return false }
+        return true
+    }
+
+    mutating func plainAtEnd() -> Bool {
+        skipWhitespace()
+        return pos == end
+    }
+}

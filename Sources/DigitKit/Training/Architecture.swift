@@ -24,7 +24,7 @@ public enum ArchitectureLayer: Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum Architecture {
-    /// The shipped network: a compact VGG-style CNN in the LeNet tradition (LeCun et al. 1998), with
+    /// The default network: a compact VGG-style CNN in the LeNet tradition (LeCun et al. 1998), with
     /// batch normalization after every convolution (Ioffe & Szegedy 2015) and dropout before the
     /// classifier. Deviations from LeNet-5: ReLU instead of tanh, max pooling instead of trainable
     /// subsampling, four convolutions (5×5 then 3×3) instead of two, no C5/F6 fully connected layers.
@@ -44,8 +44,9 @@ public enum Architecture {
         .flatten, .dropout(0.3), .linear(outCount: 10),
     ]
 
-    /// `standard` with a wider last convolution (128 channels instead of 64) and so a larger
-    /// classifier: about 84,000 parameters and 4.0 million multiply-adds per image.
+    /// The shipped network (Weights/README.md): `standard` with a wider last convolution (128
+    /// channels instead of 64) and so a larger classifier, 32→128 3×3 then linear 3200→10.
+    /// About 84,000 parameters and 4.0 million multiply-adds per image.
     public static let wide: [ArchitectureLayer] = [
         .conv(outChannels: 16, kernel: 5, padding: 2), .batchNorm, .relu, .maxPool,
         .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu,

@@ -105,22 +105,28 @@ public struct Rasterizer: Sendable {
         // so the kernel may compute whole chunks without masking; columns 28…31 are dropped.
         withUnsafeTemporaryAllocation(of: Pen.Chunk.self, capacity: size * Pen.chunksPerRow) { frame in
             guard let frameBase = frame.baseAddress else { return }
-            frame.initialize(repeating: Pen.Chunk())
             let pen = Pen(frame: frameBase, penWidth: options.penWidth, softness: options.softness, kernel: kernel)
-            pen.clear()
+            frame.initialize(repeating: pen.blank)
+            // Rows outside `inked` hold no ink (every segment stays within `reach` of its end
+            // points), so they are written as zeros without being read.
+            var inked = 0..<0
             if let bounds = Bounds(drawing) {
                 let canvasSide = Double(max(drawing.canvasWidth ?? 0, drawing.canvasHeight ?? 0))
                 let floor = canvasSide.isFinite ? Double(options.minimumExtent) * canvasSide : 0
                 if options.smoothing == .catmullRom {
                     let smooth = CatmullRom.smooth(drawing, step: max(bounds.extent, floor) / Double(options.box))
                     if let smoothBounds = Bounds(smooth) {
-                        render(smooth, bounds: smoothBounds, extentFloor: floor, box: options.box, pen: pen)
+                        inked = render(smooth, bounds: smoothBounds, extentFloor: floor, box: options.box, pen: pen)
                     }
                 } else {
-                    render(drawing, bounds: bounds, extentFloor: floor, box: options.box, pen: pen)
+                    inked = render(drawing, bounds: bounds, extentFloor: floor, box: options.box, pen: pen)
                 }
             }
             for row in 0..<size {
+                guard inked.contains(row) else {
+                    (out.baseAddress! + row * size).update(repeating: 0, count: size)
+                    continue
+                }
                 for chunk in 0..<Pen.chunksPerRow {
                     let coverage = pen.coverage(row * Pen.chunksPerRow + chunk)
                     for lane in 0..<min(Pen.lanes, size - chunk * Pen.lanes) { out[row * size + chunk * Pen.lanes + lane] = coverage[lane] }
@@ -129,7 +135,8 @@ public struct Rasterizer: Sendable {
         }
     }
 
-    private func render(_ drawing: Drawing, bounds: Bounds, extentFloor: Double, box: Float, pen: Pen) {
+    /// Draws `drawing` centred on its centre of mass; returns the rows that may hold ink.
+    private func render(_ drawing: Drawing, bounds: Bounds, extentFloor: Double, box: Float, pen: Pen) -> Range<Int> {
         let footprint = Double(pen.penWidth + pen.softness)
         let room = max(Double(box) - footprint, 0)
         let extent = max(bounds.extent, extentFloor)
@@ -139,12 +146,12 @@ public struct Rasterizer: Sendable {
             scale: scale,
             offsetX: frameMiddle - bounds.midX * scale,
             offsetY: frameMiddle - bounds.midY * scale)
-        pen.draw(drawing, transform)
-        guard let mass = pen.centerOfMass() else { return }
+        let firstRows = pen.draw(drawing, transform)
+        guard let mass = pen.centerOfMass(rows: firstRows) else { return firstRows }
         transform.offsetX += Double(Rasterizer.center - mass.x)
         transform.offsetY += Double(Rasterizer.center - mass.y)
         pen.clear()
-        pen.draw(drawing, transform)
+        return pen.draw(drawing, transform)
     }
 
     /// Σ v·(i, j) / Σ v of a 28×28 image in index coordinates (pixel i centred at i), or nil
@@ -234,8 +241,10 @@ struct Pen {
         inverseSoftness = 1 / softness
     }
 
+    /// An empty chunk: infinite squared distance (fast kernel) or zero coverage (reference).
+    var blank: Chunk { kernel == .fast ? Chunk(repeating: .infinity) : Chunk() }
+
     func clear() {
-        let blank = kernel == .fast ? Chunk(repeating: .infinity) : Chunk()
         frame.update(repeating: blank, count: Rasterizer.size * Pen.chunksPerRow)
     }
 
@@ -249,13 +258,14 @@ struct Pen {
         return coverage
     }
 
-    /// Σ v·(i, j) / Σ v over the 28 × 28 image, or nil when it is blank.
-    func centerOfMass() -> (x: Float, y: Float)? {
+    /// Σ v·(i, j) / Σ v over the 28 × 28 image, or nil when it is blank. Only `rows` are read:
+    /// the others must hold no ink (adding their zeros would not change a sum).
+    func centerOfMass(rows: Range<Int>) -> (x: Float, y: Float)? {
         let columnIndex = Chunk(0, 1, 2, 3, 4, 5, 6, 7)
         // The last chunk's 4 padding columns (28…31) may hold ink from the fast kernel: masked.
         let inImage = Chunk(1, 1, 1, 1, 0, 0, 0, 0)
         var total = Chunk(), sumX = Chunk(), sumY = Chunk()
-        for row in 0..<Rasterizer.size {
+        for row in rows {
             var rowTotal = Chunk()
             for chunk in 0..<Pen.chunksPerRow {
                 var v = coverage(row * Pen.chunksPerRow + chunk)
@@ -271,8 +281,11 @@ struct Pen {
         return (sumX.sum() / mass, sumY.sum() / mass)
     }
 
-    func draw(_ drawing: Drawing, _ transform: Transform) {
+    /// Draws every stroke; returns the rows the segments may have reached.
+    @discardableResult
+    func draw(_ drawing: Drawing, _ transform: Transform) -> Range<Int> {
         let minimumStep2 = Pen.minimumStep * Pen.minimumStep
+        var lowestY = Float.infinity, highestY = -Float.infinity
         for stroke in drawing.strokes {
             var started = false
             var lastX: Float = 0, lastY: Float = 0      // the last point drawn to
@@ -281,6 +294,8 @@ struct Pen {
             var drewSegment = false
             for point in stroke where point.x.isFinite && point.y.isFinite {
                 let (x, y) = transform.apply(point)
+                lowestY = min(lowestY, y)
+                highestY = max(highestY, y)
                 if !started {
                     started = true
                     lastX = x
@@ -306,7 +321,17 @@ struct Pen {
                 segment(lastX, lastY, lastX, lastY)  // a dot
             }
         }
+        // The same row bounds as `fastSegment`, over all points: a superset of the rows drawn.
+        guard lowestY <= highestY else { return 0..<0 }
+        let reach = outer + 1 / 64
+        let low = max(Pen.floorIndex(lowestY - reach), 0)
+        let high = min(Pen.floorIndex(highestY + reach), Rasterizer.size - 1)
+        return low <= high ? low..<(high + 1) : 0..<0
     }
+
+    /// floor(v) for v clamped to [-1, 28], so no coordinate can make the conversion trap.
+    @inline(__always)
+    static func floorIndex(_ v: Float) -> Int { Int(min(max(v, -1), Float(Rasterizer.size)) + 2) - 2 }
 
     @inline(__always)
     func segment(_ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) {
@@ -323,12 +348,11 @@ struct Pen {
     @inline(__always)
     func fastSegment(_ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) {
         let size = Rasterizer.size
-        let lastIndex = Float(size - 1)
         // Clamped to [-1, 28] before converting, so no coordinate can make a conversion trap;
         // floor(v) is then Int(v + 2) - 2. The reach has a margin because a pixel about `outer`
         // away can still get a coverage of a few ulps from rounding; extra pixels cost nothing
         // in correctness, as each gets its exact value.
-        @inline(__always) func floorIndex(_ v: Float) -> Int { Int(min(max(v, -1), lastIndex + 1) + 2) - 2 }
+        @inline(__always) func floorIndex(_ v: Float) -> Int { Pen.floorIndex(v) }
         let reach = outer + 1 / 64
         let lowY = max(floorIndex(min(ay, by) - reach), 0)
         let highY = min(floorIndex(max(ay, by) + reach), size - 1)

@@ -144,6 +144,33 @@ final class TrainingTests: XCTestCase {
         }
     }
 
+    // MARK: - Augmentation
+
+    func testAugmentation_CleanShareLeavesThatShareUndistortedAndZeroDrawsNothingExtra() {
+        var rng = SplitMix64(seed: 9)
+        let image = (0..<784).map { i in Float((i * 37) % 11) / 10 }
+        var out = [Float](repeating: 0, count: 784)
+        func apply(_ a: Augmentation, _ r: inout SplitMix64) -> [Float] {
+            image.withUnsafeBufferPointer { src in out.withUnsafeMutableBufferPointer { a.apply(src.baseAddress!, into: $0.baseAddress!, rng: &r) } }
+            return out
+        }
+        var always = Augmentation()
+        always.clean = 1
+        XCTAssertEqual(apply(always, &rng), image, "clean 1: every image as it is")
+        // clean 0 draws no extra random number: the same stream gives the same distortion as before.
+        var r1 = SplitMix64(seed: 4), r2 = SplitMix64(seed: 4)
+        let plain = apply(Augmentation(), &r1)
+        XCTAssertNotEqual(plain, image)
+        XCTAssertEqual(apply(Augmentation(), &r2), plain)
+        XCTAssertEqual(r1.next(), r2.next())
+        // clean 0.5: about half of the images are untouched.
+        var half = Augmentation()
+        half.clean = 0.5
+        var untouched = 0
+        for _ in 0..<400 where apply(half, &rng) == image { untouched += 1 }
+        XCTAssertTrue((160...240).contains(untouched), "\(untouched) of 400 undistorted")
+    }
+
     // MARK: - Schedule
 
     func testLearningRate_WarmsUpLinearlyThenFollowsAHalfCosineToZero() {

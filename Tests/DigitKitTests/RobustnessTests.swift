@@ -35,6 +35,18 @@ final class RobustnessTests: XCTestCase {
         XCTAssertTrue(error.description.hasSuffix("x…"))
     }
 
+    /// Found by the `strokes` fuzzer (Fixtures/fuzz/strokes/regression-escaped-key-length.json):
+    /// a key of DEL characters, each written as `\u{7f}`, made a 2,106-character line. The limits
+    /// count what is written.
+    func testErrorDescription_EscapesCountTowardTheLimit() {
+        let controls = String(repeating: "\u{7F}", count: 10_000)
+        let error = DigitError(.format, file: controls, at: controls, controls)
+        let text = error.description
+        XCTAssertLessThanOrEqual(text.count, 1000 + 200 + DigitError.maxMessageCharacters + 3 + 2 * ": ".count)
+        XCTAssertEqual(text.split(separator: ":", omittingEmptySubsequences: false).last?.count, 1 + 498 + 1, "83 escapes of 6, then …")
+        XCTAssertTrue(text.hasSuffix("\\u{7f}…"))
+    }
+
     func testJSONError_QuotingAHugeKeyStaysShort() {
         let key = String(repeating: "k", count: 50_000)
         let error = failure("{\"\(key)\" 1}")

@@ -45,26 +45,31 @@ public struct DigitError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// `text` with line breaks and tabs as spaces, other control characters as `\u{…}`, and at
-    /// most `limit` characters (then `…`).
+    /// most `limit` characters written, escapes included (then `…`).
     static func oneLine(_ text: String, limit: Int) -> String {
-        var out = ""
+        // `limit` counts what is written, escapes included: a name made of control characters
+        // (each shown as `\u{7f}`, 6 characters) must not make the line 6 times longer.
+        var out = String.UnicodeScalarView()
         var count = 0
         for scalar in text.unicodeScalars {
-            if count == limit {
-                out += "…"
-                break
-            }
+            var escaped: String?
             switch scalar.value {
             case 0x0A, 0x0D, 0x09, 0x0B, 0x0C, 0x85, 0x2028, 0x2029:
-                out += " "
+                escaped = " "
             case 0..<0x20, 0x7F, 0x80..<0xA0:
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+                escaped = "\\u{" + String(scalar.value, radix: 16) + "}"
             default:
-                out.unicodeScalars.append(scalar)
+                break
             }
-            count += 1
+            let width = escaped?.unicodeScalars.count ?? 1
+            if count + width > limit {
+                out.append("…")
+                break
+            }
+            if let escaped { out.append(contentsOf: escaped.unicodeScalars) } else { out.append(scalar) }
+            count += width
         }
-        return out
+        return String(out)
     }
 
     /// The same error, attributed to `file` unless it already names one.

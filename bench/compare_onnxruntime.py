@@ -254,21 +254,20 @@ def main():
     lines.append("")
     lines.append(f"Images per second (wall clock), median over {args.rounds} rounds (each the median of {args.runs} runs):")
     lines.append("")
-    lines.append("| batch | threads | digits img/s | ONNX Runtime img/s | digits / ORT |")
-    lines.append("| ---: | ---: | ---: | ---: | ---: |")
-    for batch, threads in CONFIGS:
-        d = float(np.median(digits_rates[(batch, threads)]))
-        o = float(np.median(ort_rates[(batch, threads)]))
-        lines.append(f"| {batch} | {threads} | {d:,.0f} | {o:,.0f} | {d / o:.2f}× |")
+    def table(header, digits, ort, cell):
+        lines.append(header)
+        lines.append("| ---: | ---: | ---: | ---: | ---: |")
+        for batch, threads in CONFIGS:
+            d, o = float(np.median(digits[(batch, threads)])), float(np.median(ort[(batch, threads)]))
+            lines.append(f"| {batch} | {threads} | {cell(d, o)} |")
+
+    table("| batch | threads | digits img/s | ONNX Runtime img/s | digits / ORT |", digits_rates, ort_rates,
+          lambda d, o: f"{d:,.0f} | {o:,.0f} | {d / o:.2f}×")
     lines.append("")
     lines.append("CPU time per image, all threads of each process (not inflated by other processes on the machine):")
     lines.append("")
-    lines.append("| batch | threads | digits CPU µs | ONNX Runtime CPU µs | ORT / digits |")
-    lines.append("| ---: | ---: | ---: | ---: | ---: |")
-    for batch, threads in CONFIGS:
-        d = float(np.median(digits_cpu[(batch, threads)]))
-        o = float(np.median(ort_cpu[(batch, threads)]))
-        lines.append(f"| {batch} | {threads} | {d:.1f} | {o:.1f} | {o / d:.2f}× |")
+    table("| batch | threads | digits CPU µs | ONNX Runtime CPU µs | ORT / digits |", digits_cpu, ort_cpu,
+          lambda d, o: f"{d:.1f} | {o:.1f} | {o / d:.2f}×")
     if full:
         lines.append("")
         lines.append("`digits bench --json` in the same run:")

@@ -36,24 +36,23 @@ public enum Architecture {
     ///     flatten, dropout 0.3, linear 1600→10
     ///
     /// About 49,000 parameters and 3.5 million multiply-adds per image.
-    public static let standard: [ArchitectureLayer] = [
-        .conv(outChannels: 16, kernel: 5, padding: 2), .batchNorm, .relu, .maxPool,
-        .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu,
-        .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu, .maxPool,
-        .conv(outChannels: 64, kernel: 3, padding: 0), .batchNorm, .relu,
-        .flatten, .dropout(0.3), .linear(outCount: 10),
-    ]
+    public static let standard = compact(lastChannels: 64)
 
     /// The shipped network (Weights/README.md): `standard` with a wider last convolution (128
     /// channels instead of 64) and so a larger classifier, 32→128 3×3 then linear 3200→10.
     /// About 84,000 parameters and 4.0 million multiply-adds per image.
-    public static let wide: [ArchitectureLayer] = [
-        .conv(outChannels: 16, kernel: 5, padding: 2), .batchNorm, .relu, .maxPool,
-        .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu,
-        .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu, .maxPool,
-        .conv(outChannels: 128, kernel: 3, padding: 0), .batchNorm, .relu,
-        .flatten, .dropout(0.3), .linear(outCount: 10),
-    ]
+    public static let wide = compact(lastChannels: 128)
+
+    /// The layers of `standard` and `wide`, which differ only in the last convolution's width.
+    private static func compact(lastChannels: Int) -> [ArchitectureLayer] {
+        [
+            .conv(outChannels: 16, kernel: 5, padding: 2), .batchNorm, .relu, .maxPool,
+            .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu,
+            .conv(outChannels: 32, kernel: 3, padding: 1), .batchNorm, .relu, .maxPool,
+            .conv(outChannels: lastChannels, kernel: 3, padding: 0), .batchNorm, .relu,
+            .flatten, .dropout(0.3), .linear(outCount: 10),
+        ]
+    }
 
     /// A small network for tests: trains in seconds.
     public static let tiny: [ArchitectureLayer] = [

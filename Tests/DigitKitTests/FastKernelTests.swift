@@ -107,6 +107,61 @@ final class FastKernelTests: XCTestCase {
         }
     }
 
+    /// Winograd F(2×2, 3×3) against the direct reference: the shipped layers' shapes, odd sides
+    /// (overlapping last tiles), outputs of 2 pixels, every product block (3 × 64, 7 × 32, single
+    /// rows, 16-column leftovers), ReLU on and off, and a row stride whose gaps stay untouched.
+    func testWinograd_MatchesTheDirectReferenceOnEveryShape() {
+        var rng = SplitMix64(seed: 17)
+        let cases: [(cin: Int, cout: Int, h: Int, w: Int)] = [
+            (16, 32, 14, 14), (32, 32, 14, 14), (32, 128, 5, 5), (16, 16, 3, 5), (32, 64, 2, 2),
+            (16, 48, 7, 9), (48, 80, 4, 3), (16, 32, 2, 13), (16, 64, 6, 2),
+        ]
+        for c in cases {
+            let g = ConvGeometry(paddedWidth: c.w + 2, inChannels: c.cin, kernel: 3, outChannels: c.cout,
+                                 outHeight: c.h, outWidth: c.w)
+            XCTAssertTrue(Winograd.supports(g))
+            let input = random((c.h + 2) * g.paddedWidth * c.cin, &rng)
+            let weights = random(9 * c.cin * c.cout, &rng, scale: 0.5)
+            let bias = random(c.cout, &rng)
+            let u = weights.withUnsafeBufferPointer { Winograd.transformWeights($0.baseAddress!, inChannels: c.cin, outChannels: c.cout) }
+            var scratch = [Float](repeating: .nan, count: Winograd.scratchFloats(g))
+            for relu in [false, true] {
+                var expected = [Float](repeating: .nan, count: c.h * c.w * c.cout)
+                convForwardReference(g, input: input, weights: weights, bias: bias, output: &expected, relu: relu)
+                let rowStride = (c.w + 1) * c.cout
+                var actual = [Float](repeating: 1234, count: c.h * rowStride)
+                Winograd.forward(g, input: input, weights: u.pointer, bias: bias, output: &actual, outputRowStride: rowStride,
+                                 relu: relu, scratch: &scratch)
+                let rows = (0..<c.h).flatMap { y in actual[(y * rowStride)..<(y * rowStride + c.w * c.cout)] }
+                assertClose(rows, expected, tolerance: 2e-5, "cin \(c.cin) cout \(c.cout) \(c.h)×\(c.w) relu \(relu)")
+                XCTAssertTrue((0..<c.h).allSatisfy { y in actual[(y * rowStride + c.w * c.cout)..<((y + 1) * rowStride)].allSatisfy { $0 == 1234 } },
+                              "gaps, cin \(c.cin) cout \(c.cout)")
+            }
+        }
+        // Shapes Winograd leaves to the direct kernels.
+        for (cin, k, cout, h, w) in [(1, 3, 16, 4, 4), (16, 5, 32, 4, 4), (16, 3, 10, 4, 4), (16, 3, 32, 1, 4), (16, 3, 32, 4, 1)] {
+            XCTAssertFalse(Winograd.supports(ConvGeometry(paddedWidth: w + k - 1, inChannels: cin, kernel: k, outChannels: cout,
+                                                          outHeight: h, outWidth: w)), "\(cin) \(k) \(cout) \(h)×\(w)")
+        }
+    }
+
+    /// The network gives the same logits, up to rounding, with and without the Winograd kernel.
+    func testInferenceNetwork_WinogradAndDirectConvolutionsAgree() throws {
+        let (layers, tensors) = standardNetwork(seed: 23)
+        let fast = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0.13, inputStd: 0.31)
+        let direct = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0.13, inputStd: 0.31, winograd: false)
+        var rng = SplitMix64(seed: 4)
+        for _ in 0..<3 {
+            let pixels = (0..<784).map { _ in max(0, rng.uniform(-0.5, 1)) }
+            var a = [Float](repeating: .nan, count: 10), b = a
+            fast.logits(pixels: pixels, workspace: fast.makeWorkspace(), into: &a)
+            direct.logits(pixels: pixels, workspace: direct.makeWorkspace(), into: &b)
+            let scale = b.map { abs($0) }.max() ?? 1
+            for o in 0..<10 { XCTAssertEqual(a[o], b[o], accuracy: 1e-5 * max(scale, 1), "logit \(o)") }
+            XCTAssertNotEqual(a.map(\.bitPattern), b.map(\.bitPattern), "the two paths are expected to round differently")
+        }
+    }
+
     func testMaxPool2x2_MatchesTheGeneralPoolWithAndWithoutRowStride() {
         var rng = SplitMix64(seed: 3)
         for (h, w, c) in [(28, 28, 16), (14, 14, 32), (5, 7, 3), (4, 4, 48), (3, 3, 17)] {

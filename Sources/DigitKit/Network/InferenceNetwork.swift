@@ -38,6 +38,8 @@ public final class InferenceNetwork: @unchecked Sendable {
         var weights: FloatBuffer  // (kH, kW, Cin, Cout)
         var bias: FloatBuffer     // (Cout)
         var relu: Bool
+        /// Weights transformed for `Winograd.forward` when that kernel runs this convolution.
+        var winograd: FloatBuffer?
     }
 
     struct LinearOp {
@@ -65,11 +67,17 @@ public final class InferenceNetwork: @unchecked Sendable {
     /// `writesPadded[i + 1]` is true when op `i` (or the input normalization, for `i == -1`) writes
     /// its output straight into the interior of op `i + 1`'s zero-bordered input, saving a copy.
     private var writesPadded: [Bool] = []
+    /// Scratch floats of the largest Winograd convolution (0 when none runs through it).
+    private var winogradScratch = 0
 
     /// Builds and validates the network. Every tensor is checked against the layer that uses it;
     /// failures name the layer (`layers[2]`) and the tensor.
+    ///
+    /// Stride-1 3×3 convolutions with channel counts that are multiples of 16 run through
+    /// `Winograd.forward` (2.25× fewer multiply-adds) unless `winograd` is false; the others, and all
+    /// of them with `winograd: false`, through the direct kernels of `convForward`.
     public init(layers: [LayerSpec], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
-                file: String = "weights") throws {
+                file: String = "weights", winograd: Bool = true) throws {
         guard inputStd > 0, inputStd.isFinite, inputMean.isFinite else {
             throw DigitError(.format, file: file, at: "metadata", "input_mean/input_std must be finite and std > 0")
         }
@@ -157,8 +165,13 @@ public final class InferenceNetwork: @unchecked Sendable {
                 let geometry = ConvGeometry(paddedWidth: wp, inChannels: cin, kernel: kh, outChannels: cout,
                                             outHeight: hp - kh + 1, outWidth: wp - kw + 1)
                 shape = ActivationShape(height: ho, width: wo, channels: cout)
+                var transformed: FloatBuffer?
+                if winograd && stride == 1 && Winograd.supports(geometry) {
+                    transformed = Winograd.transformWeights(packed.pointer, inChannels: cin, outChannels: cout)
+                    winogradScratch = max(winogradScratch, Winograd.scratchFloats(geometry))
+                }
                 let op = ConvOp(geometry: geometry, padding: padding, stride: stride, weights: packed,
-                                bias: FloatBuffer(bias), relu: relu)
+                                bias: FloatBuffer(bias), relu: relu, winograd: transformed)
                 ops.append((.conv(op), input, shape))
                 paddedSizes.append(padding > 0 ? hp * wp * cin : 0)
                 // A strided convolution is computed at stride 1 and subsampled.
@@ -270,7 +283,7 @@ public final class InferenceNetwork: @unchecked Sendable {
         }
         // The workspace is allocated per thread from these sizes, which a hostile `layers` list
         // (say, many padded 1×1 convolutions) could otherwise blow up to gigabytes.
-        let workspaceFloats = 2 * maxActivation + paddedSizes.reduce(0, +)
+        let workspaceFloats = 2 * maxActivation + paddedSizes.reduce(0, +) + winogradScratch
         guard workspaceFloats <= Self.maxWorkspaceFloats else {
             throw DigitError(.limit, file: file, at: "layers",
                              "the activations need \(workspaceFloats) floats of scratch memory per thread, more than the limit of \(Self.maxWorkspaceFloats)")
@@ -292,18 +305,21 @@ public final class InferenceNetwork: @unchecked Sendable {
     /// The most floats in one packed weight buffer: 2^24 (64 MiB, the weight file's own size limit).
     public static let maxBufferFloats = 1 << 24
 
-    /// Scratch memory for one thread: two activation buffers and the padded-input buffers.
+    /// Scratch memory for one thread: two activation buffers, the padded-input buffers and the
+    /// Winograd kernel's transformed tiles.
     public final class Workspace: @unchecked Sendable {
         let a: FloatBuffer, b: FloatBuffer
         let padded: [FloatBuffer]
-        init(activation: Int, padded: [Int]) {
+        let winograd: FloatBuffer
+        init(activation: Int, padded: [Int], winograd: Int) {
             a = FloatBuffer(count: activation)
             b = FloatBuffer(count: activation)
             self.padded = padded.map { FloatBuffer(count: $0) }
+            self.winograd = FloatBuffer(count: winograd)
         }
     }
 
-    public func makeWorkspace() -> Workspace { Workspace(activation: maxActivation, padded: paddedSizes) }
+    public func makeWorkspace() -> Workspace { Workspace(activation: maxActivation, padded: paddedSizes, winograd: winogradScratch) }
 
     /// Logits of one 28×28 image (`pixels`: 784 values in 0…1) into `logits` (10 values).
     /// Allocates nothing; single-threaded.
@@ -350,12 +366,15 @@ public final class InferenceNetwork: @unchecked Sendable {
                              into: ws.padded[index].pointer)
                     src = UnsafePointer(ws.padded[index].pointer)
                 }
-                if toPadded {
-                    let (dst, rowStride) = paddedInterior(index + 1, ws)
+                let (dst, rowStride) = toPadded ? paddedInterior(index + 1, ws) : (other, c.geometry.outWidth * c.geometry.outChannels)
+                if let u = c.winograd {
+                    Winograd.forward(c.geometry, input: src, weights: u.pointer, bias: c.bias.pointer, output: dst,
+                                     outputRowStride: rowStride, relu: c.relu, scratch: ws.winograd.pointer)
+                } else {
                     convForward(c.geometry, input: src, weights: c.weights.pointer, bias: c.bias.pointer, output: dst,
                                 outputRowStride: rowStride, relu: c.relu)
-                } else {
-                    convForward(c.geometry, input: src, weights: c.weights.pointer, bias: c.bias.pointer, output: other, relu: c.relu)
+                }
+                if !toPadded {
                     if c.stride != 1 { subsample(other, geometry: c.geometry, stride: c.stride, output: output) }
                     swap(&cur, &other)
                 }

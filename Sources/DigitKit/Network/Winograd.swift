@@ -22,6 +22,24 @@
 
 private typealias V16 = SIMD16<Float>
 
+// Non-generic copies of the helpers of Kernels.swift (`madd`, `load`, `store`), preferred here by
+// overload resolution: debug builds compile each file on its own, where a generic helper from
+// another file is not specialized and runs about 100× slower.
+@inline(__always)
+private func madd(_ acc: V16, _ a: V16, _ b: V16) -> V16 {
+    #if DIGITS_FMA || arch(arm64)
+    return acc.addingProduct(a, b)
+    #else
+    return acc + a * b
+    #endif
+}
+
+@inline(__always)
+private func load(_ p: UnsafePointer<Float>) -> V16 { UnsafeRawPointer(p).loadUnaligned(as: V16.self) }
+
+@inline(__always)
+private func store(_ v: V16, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: V16.self) }
+
 enum Winograd {
     /// Whether `forward` handles this convolution: 3×3 kernel, channel counts multiples of 16
     /// (the transforms and products run on 16 channels at a time), output at least 2×2.

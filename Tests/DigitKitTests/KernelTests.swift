@@ -136,8 +136,8 @@ final class KernelTests: XCTestCase {
 
     func testLinearForward_MatchesReferenceWithTransposedPaddedWeights() {
         var rng = SplitMix64(seed: 14)
-        for inCount in [1, 3, 7, 37, 1601] {
-            for outCount in [1, 10, 16, 17, 33] {
+        for inCount in [1, 3, 7, 16, 37, 48, 1601] {
+            for outCount in [1, 3, 4, 5, 10, 16, 17, 33] {
                 for relu in [false, true] {
                     let outPadded = (outCount + 15) / 16 * 16
                     let w = rng.floats(outCount * inCount), b = rng.floats(outCount), x = rng.floats(inCount)
@@ -154,6 +154,12 @@ final class KernelTests: XCTestCase {
                                       output: $0, relu: relu)
                     }
                     assertClose(fast, reference, scale: scale, what)
+                    // The rows kernel (few outputs) takes the PyTorch layout as it is.
+                    let rowsWhat = "linearForwardRows \(inCount)→\(outCount) relu \(relu)"
+                    let rows = guarded(outCount, rowsWhat) {
+                        linearForwardRows(x, inCount: inCount, weights: w, bias: b, outCount: outCount, output: $0, relu: relu)
+                    }
+                    assertClose(rows, reference, scale: scale, rowsWhat)
                 }
             }
         }

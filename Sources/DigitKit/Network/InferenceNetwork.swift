@@ -44,7 +44,10 @@ public final class InferenceNetwork: @unchecked Sendable {
 
     struct LinearOp {
         var inCount: Int, outCount: Int, outPadded: Int
-        var weightsT: FloatBuffer  // (in [NHWC order], outPadded)
+        /// `(in [NHWC order], outPadded)` for `linearForward`, or, when `rows`, `(out, in [NHWC
+        /// order])` for `linearForwardRows` (fewer than 16 outputs).
+        var weights: FloatBuffer
+        var rows: Bool
         var bias: FloatBuffer
         var relu: Bool
     }
@@ -239,26 +242,28 @@ public final class InferenceNetwork: @unchecked Sendable {
                 }
                 let weights = try tensor(wName, path, shape: [outCount, inCount])
                 let bias = try bName.map { try tensor($0, path + ".bias", shape: [outCount]) } ?? Array(repeating: 0, count: outCount)
-                let outPadded = (outCount + 15) / 16 * 16
+                let rows = outCount < 16
+                let outPadded = rows ? outCount : (outCount + 15) / 16 * 16
                 guard inCount * outPadded <= Self.maxBufferFloats else {
                     throw DigitError(.limit, file: file, at: path,
                                      "linear \(inCount)→\(outCount) needs \(inCount * outPadded) packed weights, more than the limit of \(Self.maxBufferFloats)")
                 }
-                let wT = FloatBuffer(count: inCount * outPadded)
+                let packed = FloatBuffer(count: inCount * outPadded)
                 // PyTorch flattens NCHW; our activations are NHWC: permute the columns once here.
                 let (h, wd, c) = (shape.height, shape.width, shape.channels)
                 for o in 0..<outCount {
                     for ch in 0..<c {
                         for y in 0..<h {
                             for x in 0..<wd {
-                                wT[((y * wd + x) * c + ch) * outPadded + o] = weights[o * inCount + (ch * h + y) * wd + x]
+                                let i = (y * wd + x) * c + ch
+                                packed[rows ? o * inCount + i : i * outPadded + o] = weights[o * inCount + (ch * h + y) * wd + x]
                             }
                         }
                     }
                 }
                 let relu = nextIsReLU
                 shape = ActivationShape(height: 1, width: 1, channels: outCount)
-                paddedSizes.append(0); ops.append((.linear(LinearOp(inCount: inCount, outCount: outCount, outPadded: outPadded, weightsT: wT,
+                paddedSizes.append(0); ops.append((.linear(LinearOp(inCount: inCount, outCount: outCount, outPadded: outPadded, weights: packed, rows: rows,
                                              bias: FloatBuffer(bias), relu: relu)), input, shape))
                 multiplyAdds += inCount * outCount
                 parameterCount += inCount * outCount + (bName == nil ? 0 : outCount)
@@ -408,8 +413,13 @@ public final class InferenceNetwork: @unchecked Sendable {
                 avgPoolGlobal(cur, input, other)
                 swap(&cur, &other)
             case let .linear(l):
-                linearForward(cur, inCount: l.inCount, weightsT: l.weightsT.pointer, bias: l.bias.pointer,
-                              outCount: l.outCount, outPadded: l.outPadded, output: other, relu: l.relu)
+                if l.rows {
+                    linearForwardRows(cur, inCount: l.inCount, weights: l.weights.pointer, bias: l.bias.pointer,
+                                      outCount: l.outCount, output: other, relu: l.relu)
+                } else {
+                    linearForward(cur, inCount: l.inCount, weightsT: l.weights.pointer, bias: l.bias.pointer,
+                                  outCount: l.outCount, outPadded: l.outPadded, output: other, relu: l.relu)
+                }
                 swap(&cur, &other)
             }
             if let opNanoseconds {

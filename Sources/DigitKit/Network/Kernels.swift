@@ -931,6 +931,49 @@ func linearForward(_ x: UnsafePointer<Float>, inCount: Int, weightsT: UnsafePoin
     }
 }
 
+/// `linearForward` for layers with few outputs (the classifier head, 10 outputs), with weights in
+/// rows `(out, in)`: one dot product per output, 16 inputs at a time, four outputs side by side so
+/// each input vector is loaded once for four multiply-adds. The input-major kernel above pads the
+/// outputs to 16 and runs one dependency chain per 4 inputs; this one reads no padding and runs
+/// four independent chains. Summation order differs from the reference (rounding only).
+func linearForwardRows(_ x: UnsafePointer<Float>, inCount: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                       outCount: Int, output: UnsafeMutablePointer<Float>, relu: Bool) {
+    let vectorEnd = inCount - inCount % 16
+    @inline(__always) func finish(_ o: Int, _ acc: SIMD16<Float>) {
+        var v = acc.sum() + bias[o]
+        let w = weights + o * inCount
+        for i in vectorEnd..<inCount { v += x[i] * w[i] }
+        output[o] = relu ? max(v, 0) : v
+    }
+    var o = 0
+    while o + 4 <= outCount {
+        let w0 = weights + o * inCount, w1 = w0 + inCount, w2 = w1 + inCount, w3 = w2 + inCount
+        var a0 = SIMD16<Float>(), a1 = SIMD16<Float>(), a2 = SIMD16<Float>(), a3 = SIMD16<Float>()
+        var i = 0
+        while i < vectorEnd {
+            let v: SIMD16<Float> = load(x + i)
+            a0 = madd(a0, v, load(w0 + i)); a1 = madd(a1, v, load(w1 + i))
+            a2 = madd(a2, v, load(w2 + i)); a3 = madd(a3, v, load(w3 + i))
+            i += 16
+        }
+        finish(o, a0); finish(o + 1, a1); finish(o + 2, a2); finish(o + 3, a3)
+        o += 4
+    }
+    while o < outCount {
+        let w = weights + o * inCount
+        var a0 = SIMD16<Float>(), a1 = SIMD16<Float>()
+        var i = 0
+        while i + 32 <= vectorEnd {
+            a0 = madd(a0, load(x + i), load(w + i))
+            a1 = madd(a1, load(x + i + 16), load(w + i + 16))
+            i += 32
+        }
+        if i < vectorEnd { a0 = madd(a0, load(x + i), load(w + i)) }
+        finish(o, a0 + a1)
+        o += 1
+    }
+}
+
 /// Reference of `linearForward` with the PyTorch layout `(out, in)`.
 func linearForwardReference(_ x: UnsafePointer<Float>, inCount: Int, weights: UnsafePointer<Float>,
                             bias: UnsafePointer<Float>, outCount: Int, output: UnsafeMutablePointer<Float>) {

@@ -68,6 +68,38 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
+    /// The stroke fast path's number reader gives the full parser's bits for every number it
+    /// accepts, accepts the plain forms, and leaves the rest (nil) to the full parser.
+    func testScannerNumber_IsTheFullParsersValueOrNil() throws {
+        func scanned(_ text: String) -> Double? {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBufferPointer { buffer -> Double? in
+                var scanner = JSONScanner(buffer, range: 0..<buffer.count)
+                guard let v = scanner.number(), scanner.atEnd() else { return nil }
+                return v
+            }
+        }
+        let plain = ["0", "-0", "7", "157.4", "-94.25", "0.008", "0.74", "1e3", "-1E+3", "2.5e-7", "0.000123",
+                     "123456789012345", "1.23456789012345", "9e22", "1e-22", "0e999", "-0.0e-5", "12E0"]
+        let other = ["1234567890123456", "1e23", "1e-23", "1e1000", "01", "1.", ".5", "-", "1e", "1e+", "+1", "0x10", "1.5.2"]
+        for text in plain {
+            let value = try XCTUnwrap(scanned(text), text)
+            guard case .number(let expected) = try parse(text) else { XCTFail(text); continue }
+            XCTAssertEqual(value.bitPattern, expected.bitPattern, text)
+        }
+        for text in other { XCTAssertNil(scanned(text), text) }
+        var rng = SplitMix64(seed: 11)
+        for _ in 0..<5000 {
+            let digits = Int(rng.next() % 15) + 1, point = Int(rng.next() % UInt64(digits + 1))
+            var text = String((0..<digits).map { i in Character(String(i == 0 && digits > 1 ? rng.next() % 9 + 1 : rng.next() % 10)) })
+            if point > 0 && point < digits { text.insert(".", at: text.index(text.startIndex, offsetBy: point)) }
+            if rng.next() % 3 == 0 { text += "e\(Int(rng.next() % 41) - 20)" }
+            if rng.next() % 2 == 0 { text = "-" + text }
+            guard let value = scanned(text), case .number(let expected) = try parse(text) else { continue }
+            XCTAssertEqual(value.bitPattern, expected.bitPattern, text)
+        }
+    }
+
     func testParse_OverflowingNumberIsRejectedByName() {
         for text in ["1e999", "-1e400", "[0, 2e308]", "123456789e999999999999999999"] {
             let error = failure(text)

@@ -719,6 +719,11 @@ struct JSONScanner {
     /// A `"key":` whose key is printable ASCII without escapes; the key's bytes.
     mutating func key() -> UnsafeBufferPointer<UInt8>? { parser.plainKey() }
 
+    /// A `"c":` whose key is one printable ASCII character other than `\\` and `"`; that
+    /// character. Nil for any other key (or none).
+    @inline(__always)
+    mutating func shortKey() -> UInt8? { parser.plainShortKey() }
+
     /// A number (the parser's conversion, which refuses malformed and overflowing literals).
     @inline(__always)
     mutating func number() -> Double? { parser.plainNumber() }
@@ -755,16 +760,80 @@ private extension Parser {
         return UnsafeBufferPointer(rebasing: bytes[(pos + 1)..<i])
     }
 
+    @inline(__always)
+    mutating func plainShortKey() -> UInt8? {
+        skipWhitespace()
+        guard pos + 2 < end, bytes[pos] == quote, bytes[pos + 2] == quote else { return nil }
+        let key = bytes[pos + 1]
+        guard key >= 0x20, key < 0x80, key != backslash, key != quote else { return nil }
+        pos += 3
+        return consumePlain(UInt8(ascii: ":")) ? key : nil
+    }
+
     mutating func plainKey() -> UnsafeBufferPointer<UInt8>? {
         guard let key = plainString(), consumePlain(UInt8(ascii: ":")) else { return nil }
         return key
     }
 
+    /// The common numbers of stroke files, `-?D+(.D+)?([eE][+-]?D+)?` with at most 15 digits
+    /// before the exponent and a power of ten within ±22 in all, read as `parseNumber` reads them
+    /// (the same operations, so the same bits: the digits as an integer, multiplied or divided by
+    /// an exact power of ten); nil for anything else (more digits, a leading zero, no number),
+    /// which sends the caller to the full parser.
     @inline(__always)
     mutating func plainNumber() -> Double? {
         skipWhitespace()
-        guard pos < end, bytes[pos] == UInt8(ascii: "-") || isDigit(bytes[pos]) else { return nil }
-        return try? parseNumber()
+        var i = pos
+        guard i < end else { return nil }
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        var mantissa: UInt64 = 0
+        let integerStart = i
+        while i < end, case let digit = bytes[i] &- UInt8(ascii: "0"), digit < 10 {
+            mantissa = mantissa &* 10 &+ UInt64(digit)
+            i += 1
+        }
+        let integerDigits = i - integerStart
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { return nil }
+        var fractionDigits = 0
+        if i < end, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            while i < end, case let digit = bytes[i] &- UInt8(ascii: "0"), digit < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                i += 1
+            }
+            fractionDigits = i - fractionStart
+            guard fractionDigits > 0 else { return nil }
+        }
+        guard integerDigits + fractionDigits <= 15 else { return nil }
+        var exponent = -fractionDigits
+        if i < end, bytes[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var exponentNegative = false
+            if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
+                exponentNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            let exponentStart = i
+            var value = 0
+            while i < end, i - exponentStart < 3, case let digit = bytes[i] &- UInt8(ascii: "0"), digit < 10 {
+                value = value * 10 + Int(digit)
+                i += 1
+            }
+            // No digit, or more than 3 (the full parser saturates those), is not plain.
+            guard i > exponentStart, i == end || !isDigit(bytes[i]) else { return nil }
+            exponent += exponentNegative ? -value : value
+        }
+        if mantissa == 0 {
+            pos = i
+            return negative ? -0.0 : 0.0
+        }
+        guard exponent >= -22 && exponent <= 22 else { return nil }
+        pos = i
+        var result = Double(mantissa)
+        if exponent >= 0 { result *= exactPowersOfTen[exponent] } else { result /= exactPowersOfTen[-exponent] }
+        return negative ? -result : result
     }
 
     mutating func plainLiteral(_ word: StaticString) -> Bool {

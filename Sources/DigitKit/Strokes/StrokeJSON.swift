@@ -277,8 +277,8 @@ public enum StrokeJSON {
         guard scanner.consume(UInt8(ascii: "{")) else { return nil }
         var x: Float?, y: Float?, t: Float?, p: Float?
         repeat {
-            guard let key = scanner.key(), key.count == 1 else { return nil }
-            switch key[0] {
+            guard let key = scanner.shortKey() else { return nil }
+            switch key {
             case UInt8(ascii: "x") where x == nil: x = coordinate(scanner.number()); if x == nil { return nil }
             case UInt8(ascii: "y") where y == nil: y = coordinate(scanner.number()); if y == nil { return nil }
             case UInt8(ascii: "t") where t == nil: t = time(scanner.number()); if t == nil { return nil }

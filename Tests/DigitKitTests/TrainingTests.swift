@@ -126,6 +126,8 @@ final class TrainingTests: XCTestCase {
         XCTAssertEqual(resumedFrom, 1)
         XCTAssertEqual(epochsRun, [2], "only the remaining epoch runs")
         XCTAssertEqual(resumed.history.map(\.epoch), [1, 2], "the history of epoch 1 comes from the checkpoint")
+        XCTAssertGreaterThanOrEqual(resumed.seconds, resumed.history[0].seconds + resumed.history[1].seconds,
+                                    "the wall time counts the epoch done before the interruption")
         assertBitIdentical(uninterrupted, resumed, "resumed vs uninterrupted")
     }
 

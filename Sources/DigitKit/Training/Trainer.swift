@@ -162,8 +162,12 @@ public final class Trainer {
             report(.epoch(summary))
             if let checkpoint { try saveCheckpoint(checkpoint, epochsDone: epoch + 1, history: history) }
         }
+        // Epochs done by an earlier, interrupted run count too: `seconds` is the training's wall time,
+        // not this process's.
+        let earlierSeconds = history.prefix(firstEpoch).reduce(0) { $0 + $1.seconds }
         return TrainedModel(layers: network.layerSpecs, tensors: network.exportTensors(), inputMean: options.inputMean,
-                            inputStd: options.inputStd, history: history, seconds: Date().timeIntervalSince(start),
+                            inputStd: options.inputStd, history: history,
+                            seconds: earlierSeconds + Date().timeIntervalSince(start),
                             parameterCount: parameterCount, multiplyAdds: multiplyAdds)
     }
 

@@ -166,6 +166,16 @@ private let exactPowersOfTen: [Double] = [
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ]
 
+/// ±mantissa × 10^exponent for a mantissa below 2^53 and |exponent| ≤ 22, correctly rounded. Both
+/// number readers (`parseNumber` and the stroke fast path's `plainNumber`) convert through this one
+/// function, which is what makes their results the same bits.
+@inline(__always)
+private func exactDecimal(_ mantissa: UInt64, exponent: Int, negative: Bool) -> Double {
+    var result = Double(mantissa)
+    if exponent >= 0 { result *= exactPowersOfTen[exponent] } else { result /= exactPowersOfTen[-exponent] }
+    return negative ? -result : result
+}
+
 private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     let start: Int
@@ -567,9 +577,7 @@ private struct Parser {
         if mantissa == 0 && !inexact { return negative ? -0.0 : 0.0 }
         var result: Double
         if !inexact, significantDigits <= 15, (-22...22).contains(exponent) {
-            result = Double(mantissa)
-            if exponent >= 0 { result *= exactPowersOfTen[exponent] } else { result /= exactPowersOfTen[-exponent] }
-            if negative { result = -result }
+            result = exactDecimal(mantissa, exponent: exponent, negative: negative)
         } else {
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[numberStart..<pos]), as: UTF8.self)
             guard let converted = Double(text) else {
@@ -777,9 +785,9 @@ private extension Parser {
 
     /// The common numbers of stroke files, `-?D+(.D+)?([eE][+-]?D+)?` with at most 15 digits
     /// before the exponent and a power of ten within ±22 in all, read as `parseNumber` reads them
-    /// (the same operations, so the same bits: the digits as an integer, multiplied or divided by
-    /// an exact power of ten); nil for anything else (more digits, a leading zero, no number),
-    /// which sends the caller to the full parser.
+    /// (the digits as an integer, converted by the same `exactDecimal`, so the same bits); nil for
+    /// anything else (more digits, a leading zero, no number), which sends the caller to the full
+    /// parser.
     @inline(__always)
     mutating func plainNumber() -> Double? {
         skipWhitespace()
@@ -831,9 +839,7 @@ private extension Parser {
         }
         guard exponent >= -22 && exponent <= 22 else { return nil }
         pos = i
-        var result = Double(mantissa)
-        if exponent >= 0 { result *= exactPowersOfTen[exponent] } else { result /= exactPowersOfTen[-exponent] }
-        return negative ? -result : result
+        return exactDecimal(mantissa, exponent: exponent, negative: negative)
     }
 
     mutating func plainLiteral(_ word: StaticString) -> Bool {

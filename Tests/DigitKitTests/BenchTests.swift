@@ -30,19 +30,66 @@ final class BenchTests: XCTestCase {
         report.trainImagesPerSecond = 2500
         report.trainThreads = 2
         report.layers = [.init(name: "conv \"1\"", multiplyAdds: 1000, microseconds: 2)]
+        report.noise = Interruptions(gaps: [20, 40], seconds: 0.01, cpuSeconds: 0.01)
+        report.endToEndSlowestDrawing = ("digit-8-b.json", 80)
         guard case let .object(members) = try JSONValue.parse(Array(report.json.utf8)) else {
             return XCTFail("not a JSON object: \(report.json)")
         }
         let keys = Set(members.map(\.key))
         for key in ["cnn_img_per_s_b1_t1", "cnn_img_per_s_b64_t1", "cnn_img_per_s_b1000_t1", "cnn_img_per_s_b1000_t2",
                     "e2e_us_p50", "e2e_us_p99", "raster_us_per_digit", "cold_start_ms", "train_img_per_s",
-                    "threads", "cpu", "build", "fast_path", "recognize_peak_rss_mb", "cnn_cpu_us_per_img_b1000_t2"] {
+                    "threads", "cpu", "build", "fast_path", "recognize_peak_rss_mb", "cnn_cpu_us_per_img_b1000_t2",
+                    "noise_interruptions_per_s", "noise_gap_us_p50", "noise_e2e_hit_pct", "noise_cpu_clock_pct",
+                    "e2e_us_slowest_drawing_p50"] {
             XCTAssertTrue(keys.contains(key), "missing \(key) in \(report.json)")
         }
         for key in ["cnn_img_per_s_b1_t1", "train_img_per_s", "e2e_us_p99", "threads"] {
             guard case .number? = members.first(where: { $0.key == key })?.value else { return XCTFail("\(key) is not a number") }
         }
         XCTAssertTrue(report.table.contains("cnn_img_per_s_b1000_t2"))
+        XCTAssertTrue(report.table.contains("noise_interruptions_per_s     200 "), report.table)
+        XCTAssertTrue(report.table.contains("digit-8-b.json"), report.table)
+    }
+
+    func testInterruptions_SummaryOfGaps() {
+        let noise = Interruptions(gaps: [10, 30, 20, 40, 100], seconds: 0.5)
+        XCTAssertEqual(noise.count, 5)
+        XCTAssertEqual(noise.perSecond, 10)
+        XCTAssertEqual(noise.fractionLost, 200e-6 / 0.5, accuracy: 1e-12)
+        XCTAssertEqual(noise.gapP50, 30)
+        XCTAssertEqual(noise.gapP90, 100)
+        XCTAssertEqual(noise.gapMax, 100)
+        // 10 gaps per second: a 0.1 s task meets one with probability 1 - e^-1.
+        XCTAssertEqual(noise.hitProbability(microseconds: 100_000), 1 - exp(-1), accuracy: 1e-12)
+        XCTAssertEqual(noise.hitProbability(microseconds: 0), 0)
+        XCTAssertNil(noise.cpuClockShare)
+        XCTAssertEqual(Interruptions(gaps: [10], seconds: 2, cpuSeconds: 1.5).cpuClockShare, 0.75)
+        let none = Interruptions(gaps: [], seconds: 0)
+        XCTAssertEqual(none.perSecond, 0)
+        XCTAssertEqual(none.hitProbability(microseconds: 50), 0)
+    }
+
+    func testInterruptionGaps_SpinsForTheTimeAndKeepsOnlyLongSteps() {
+        let (gaps, spun, cpu) = Benchmark.interruptionGaps(seconds: 0.05, threshold: 5)
+        XCTAssertGreaterThan(cpu, 0)
+        XCTAssertLessThanOrEqual(cpu, spun + 0.01)
+        XCTAssertGreaterThanOrEqual(spun, 0.05)
+        XCTAssertLessThan(spun, 5)
+        XCTAssertTrue(gaps.allSatisfy { $0 > 5 }, "\(gaps)")
+        XCTAssertLessThanOrEqual(gaps.reduce(0, +) / 1e6, spun)
+        // No time to spin, nothing seen.
+        XCTAssertEqual(Benchmark.interruptionGaps(seconds: 0).gaps, [])
+    }
+
+    func testSlowestDrawing_IsTheLargestMedianOverRounds() throws {
+        // Three rounds over files a, b, c: b has one slow outlier, c is slow every time.
+        let samples: [Double] = [10, 500, 30,
+                                 11, 20, 31,
+                                 12, 21, 32]
+        let slowest = try XCTUnwrap(Benchmark.slowestDrawing(samples, files: ["a", "b", "c"]))
+        XCTAssertEqual(slowest.name, "c")
+        XCTAssertEqual(slowest.p50, 31)
+        XCTAssertNil(Benchmark.slowestDrawing([], files: ["a"]))
     }
 
     func testBenchmark_ThroughputCountsImagesOverTime() throws {

@@ -175,6 +175,31 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(run.stdoutLines.first, report.json)
     }
 
+    func testBench_QuickJSONHasTheLatencyAndNoiseFigures() throws {
+        let weights = try smallWeights()
+        let drawings = folder.appendingPathComponent("drawings")
+        try FileManager.default.createDirectory(at: drawings, withIntermediateDirectories: true)
+        for name in ["digit-1-a.json", "digit-8-b.json"] {
+            try FileManager.default.copyItem(at: TestPaths.repoRoot.appendingPathComponent("Fixtures/strokes/\(name)"),
+                                             to: drawings.appendingPathComponent(name))
+        }
+        let run = try digits(["bench", "--quick", "--only", "noise,e2e,raster", "--json", "--weights", weights,
+                              "--drawings", drawings.path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("noise: interruptions of this thread"), run.stderr)
+        let object = try XCTUnwrap(json(run.stdoutLines.first ?? ""), run.stdout)
+        func number(_ key: String) -> Double? { (object[key] as? NSNumber)?.doubleValue }
+        let p50 = try XCTUnwrap(number("e2e_us_p50")), p99 = try XCTUnwrap(number("e2e_us_p99"))
+        XCTAssertGreaterThan(p50, 0)
+        XCTAssertGreaterThanOrEqual(p99, p50)
+        // Two drawings: the slowest one's median is at least the overall median.
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(number("e2e_us_slowest_drawing_p50")), p50)
+        XCTAssertGreaterThan(try XCTUnwrap(number("raster_us_per_digit")), 0)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(number("noise_interruptions_per_s")), 0)
+        XCTAssertNotNil(number("noise_e2e_hit_pct"), run.stdout)
+        XCTAssertNil(object["cnn_img_per_s_b1_t1"], "only the parts asked for")
+    }
+
     func testEval_PredictionsTSVHasAHeaderAndOneRowPerImage() throws {
         let weights = try smallWeights()
         let (images, labels) = try idxPair(count: 25)

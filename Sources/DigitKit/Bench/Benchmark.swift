@@ -3,7 +3,7 @@ import Foundation
 /// What `digits bench` measures and where it finds its inputs.
 public struct BenchConfiguration: Sendable {
     public enum Part: String, CaseIterable, Sendable {
-        case peak, cnn, layers, e2e, raster, cold, train
+        case peak, cnn, layers, noise, e2e, raster, cold, train
     }
 
     /// The weight file (the same one `recognize` uses).
@@ -67,11 +67,18 @@ public struct BenchReport: Sendable {
     public var endToEndP50: Double?
     public var endToEndP99: Double?
     public var endToEndSamples = 0
+    /// The drawing whose median end-to-end time is the longest, and that median (µs): what the
+    /// tail would be on a machine that never interrupted the thread.
+    public var endToEndSlowestDrawing: (name: String, p50: Double)?
     /// The same, in CPU time of the measuring thread (µs; insensitive to other processes).
     public var endToEndCPUP50: Double?
     public var endToEndCPUP99: Double?
-    /// Where the end-to-end time goes: CPU µs (p50, p99) of each stage of the same samples.
+    /// Where the end-to-end time goes: CPU µs (p50, p99) of each stage, from as many samples
+    /// again (timed apart, so the stage clocks do not add to the figures above).
     public var endToEndStages: [(stage: String, p50: Double, p99: Double)] = []
+    /// How often, and for how long, something other than this program stops the measuring
+    /// thread (see `Benchmark.interruptions`): the noise under every timing.
+    public var noise: Interruptions?
     /// The rasterizer alone in CPU time of the thread (µs per drawing).
     public var rasterCPUMicroseconds: Double?
     /// User + system CPU time of the cold-start process (ms, median).
@@ -104,11 +111,21 @@ public struct BenchReport: Sendable {
         add("e2e_us_p99", endToEndP99, 2)
         add("raster_us_per_digit", rasterMicroseconds, 3)
         add("cold_start_ms", coldStartMilliseconds, 2)
+        add("e2e_us_slowest_drawing_p50", endToEndSlowestDrawing?.p50, 2)
         add("e2e_cpu_us_p50", endToEndCPUP50, 2)
         add("e2e_cpu_us_p99", endToEndCPUP99, 2)
         for stage in endToEndStages {
             add("e2e_\(stage.stage)_cpu_us_p50", stage.p50, 2)
             add("e2e_\(stage.stage)_cpu_us_p99", stage.p99, 2)
+        }
+        if let noise {
+            add("noise_interruptions_per_s", noise.perSecond, 1)
+            add("noise_time_lost_pct", 100 * noise.fractionLost, 3)
+            add("noise_gap_us_p50", noise.gapP50, 2)
+            add("noise_gap_us_p90", noise.gapP90, 2)
+            add("noise_gap_us_max", noise.gapMax, 2)
+            add("noise_cpu_clock_pct", noise.cpuClockShare.map { 100 * $0 }, 3)
+            if let p50 = endToEndP50 { add("noise_e2e_hit_pct", 100 * noise.hitProbability(microseconds: p50), 2) }
         }
         add("raster_cpu_us_per_digit", rasterCPUMicroseconds, 3)
         add("cold_start_cpu_ms", coldStartCPUMilliseconds, 2)
@@ -161,8 +178,22 @@ public struct BenchReport: Sendable {
             row("e2e_us_p50", String(format: "%.1f", p50), "stroke JSON text → answer, \(endToEndSamples) samples"
                 + (endToEndCPUP50.map { String(format: "; CPU %.1f", $0) } ?? ""))
             row("e2e_us_p99", String(format: "%.1f", p99), endToEndCPUP99.map { String(format: "CPU %.1f", $0) } ?? "")
+            if let slowest = endToEndSlowestDrawing {
+                row("  slowest drawing", String(format: "%.1f", slowest.p50), "µs p50 of \(slowest.name), its own runs")
+            }
             for stage in endToEndStages {
                 row("  \(stage.stage)", String(format: "%.1f", stage.p50), String(format: "CPU µs p50 (p99 %.1f)", stage.p99))
+            }
+        }
+        if let noise {
+            var note = String(format: "gaps p50 %.0f, p90 %.0f, max %.0f µs; %.2f%% of the time", noise.gapP50, noise.gapP90,
+                              noise.gapMax, 100 * noise.fractionLost)
+            if let p50 = endToEndP50 {
+                note += String(format: "; hits %.1f%% of %.0f µs tasks", 100 * noise.hitProbability(microseconds: p50), p50)
+            }
+            row("noise_interruptions_per_s", String(format: "%.0f", noise.perSecond), note)
+            if let share = noise.cpuClockShare {
+                row("  thread CPU clock", String(format: "%.2f%%", 100 * share), "of the spin's wall time (100% = the stops count as CPU time)")
             }
         }
         if let r = rasterMicroseconds {
@@ -274,6 +305,10 @@ public enum Benchmark {
                 report.layers = layerTimings(network, pixels: pixels, images: config.quick ? 300 : 1000, runs: config.runs)
             }
         }
+        if parts.contains(.noise) {
+            progress("noise: interruptions of this thread")
+            report.noise = interruptions(seconds: config.quick ? 0.2 : 2)
+        }
         if parts.contains(.e2e) || parts.contains(.raster) {
             let files = try drawingFiles(config.drawingsDirectory)
             if parts.contains(.e2e) {
@@ -286,6 +321,7 @@ public enum Benchmark {
                 report.endToEndCPUP50 = Statistics.percentile(cpu, 50)
                 report.endToEndCPUP99 = Statistics.percentile(cpu, 99)
                 report.endToEndSamples = samples.count
+                report.endToEndSlowestDrawing = slowestDrawing(samples, files: files.map { ($0.path as NSString).lastPathComponent })
             }
             if parts.contains(.raster) {
                 progress("raster: rasterizer alone")
@@ -408,7 +444,9 @@ public enum Benchmark {
     }
 
     /// Microseconds per drawing, one sample per call, from the JSON bytes to the filtered answer:
-    /// wall time and CPU time of this thread.
+    /// wall time and CPU time of this thread; then, from as many calls again, the CPU time of each
+    /// stage. Reading the thread's CPU clock is a system call (about 0.7 µs on the VM of
+    /// docs/speed.md), so the stage clocks are read in separate passes, not inside the timed window.
     static func endToEnd(_ recognizer: DigitRecognizer, files: [(path: String, bytes: [UInt8])], rounds: Int) throws
         -> ([Double], [Double], [(name: String, cpu: [Double])]) {
         var samples: [Double] = [], cpu: [Double] = []
@@ -419,24 +457,38 @@ public enum Benchmark {
         raster.reserveCapacity(rounds * files.count)
         network.reserveCapacity(rounds * files.count)
         var pixels = [Float](repeating: 0, count: 784)
+        func decode(_ file: (path: String, bytes: [UInt8])) throws -> Drawing {
+            let records = try DrawingLoader.decode(file.bytes, source: file.path, format: .json)
+            guard let record = records.first, case let .success(drawing) = record.result else {
+                throw DigitError(.format, file: file.path, "not a readable drawing")
+            }
+            return drawing
+        }
         for round in 0...rounds {
             for file in files {
-                // The same work as `recognize(_ drawing:)`, with the stages timed apart.
+                // The same work as `recognize(_ drawing:)`.
                 let cpuStart = threadCPUNanoseconds()
                 let start = monotonicNanoseconds()
-                let records = try DrawingLoader.decode(file.bytes, source: file.path, format: .json)
-                guard let record = records.first, case let .success(drawing) = record.result else {
-                    throw DigitError(.format, file: file.path, "not a readable drawing")
-                }
-                let parsed = threadCPUNanoseconds()
+                let drawing = try decode(file)
                 pixels.withUnsafeMutableBufferPointer { recognizer.rasterizer.rasterize(drawing, into: $0) }
-                let rasterized = threadCPUNanoseconds()
                 _ = recognizer.recognize(pixels: pixels)
                 let end = monotonicNanoseconds()
                 let cpuEnd = threadCPUNanoseconds()
                 if round > 0 {
                     samples.append(Double(end - start) / 1e3)
                     cpu.append(Double(cpuEnd - cpuStart) / 1e3)
+                }
+            }
+            for file in files {
+                // The same again, with the stages timed apart.
+                let cpuStart = threadCPUNanoseconds()
+                let drawing = try decode(file)
+                let parsed = threadCPUNanoseconds()
+                pixels.withUnsafeMutableBufferPointer { recognizer.rasterizer.rasterize(drawing, into: $0) }
+                let rasterized = threadCPUNanoseconds()
+                _ = recognizer.recognize(pixels: pixels)
+                let cpuEnd = threadCPUNanoseconds()
+                if round > 0 {
                     parse.append(Double(parsed - cpuStart) / 1e3)
                     raster.append(Double(rasterized - parsed) / 1e3)
                     network.append(Double(cpuEnd - rasterized) / 1e3)
@@ -444,6 +496,17 @@ public enum Benchmark {
             }
         }
         return (samples, cpu, [("parse", parse), ("raster", raster), ("network", network)])
+    }
+
+    /// The file whose samples have the largest median, and that median; `samples` holds rounds
+    /// of one sample per file, in file order.
+    static func slowestDrawing(_ samples: [Double], files: [String]) -> (name: String, p50: Double)? {
+        guard !files.isEmpty, samples.count >= files.count else { return nil }
+        let medians = files.indices.map { f in
+            Statistics.median(stride(from: f, to: samples.count, by: files.count).map { samples[$0] })
+        }
+        guard let worst = medians.indices.max(by: { medians[$0] < medians[$1] }) else { return nil }
+        return (files[worst], medians[worst])
     }
 
     /// Microseconds per drawing of the rasterizer alone (median over `runs` passes over all

@@ -17,6 +17,9 @@ struct BenchCommand: CLICommand {
                             resident memory, recognize_peak_rss_mb)
       train_img_per_s       training images/s (batch 128, augmentation on) with all cores
       peak_gflops_per_core  this build's multiply-add on registers alone, for scale
+      noise_interruptions_per_s  how often something else stops the measuring thread (timer
+                            ticks, a VM host), the gap lengths, and the share of e2e-long tasks
+                            they hit: the noise under the p99 (2 s of spinning on the clock)
     plus a per-op profile at batch 1 (µs and GFLOP/s per layer), the CPU and the build mode.
 
     Options:
@@ -26,7 +29,8 @@ struct BenchCommand: CLICommand {
       --drawings DIR      folder of digit-*.json drawings (default Fixtures/strokes)
       --runs N            timed repetitions per figure (default 7)
       --threads N         threads for training (default: all cores)
-      --only LIST         measure only some of: peak,cnn,layers,e2e,raster,cold,train
+      --only LIST         measure only some of: peak,cnn,layers,noise,e2e,raster,
+                          cold,train
       --quick             fewer images per run (a smoke test; do not report its figures)
       --logits FILE       instead of measuring, write the logits of the MNIST test images as
                           little-endian float32, 10 per image in file order (for comparisons

@@ -445,8 +445,8 @@ public enum Benchmark {
 
     /// Microseconds per drawing, one sample per call, from the JSON bytes to the filtered answer:
     /// wall time and CPU time of this thread; then, from as many calls again, the CPU time of each
-    /// stage. Reading the thread's CPU clock is a system call (about 0.7 µs on the VM of
-    /// docs/speed.md), so the stage clocks are read in separate passes, not inside the timed window.
+    /// stage. Reading the thread's CPU clock is a system call, not free, so the stage clocks are
+    /// read in separate passes, not inside the timed window.
     static func endToEnd(_ recognizer: DigitRecognizer, files: [(path: String, bytes: [UInt8])], rounds: Int) throws
         -> ([Double], [Double], [(name: String, cpu: [Double])]) {
         var samples: [Double] = [], cpu: [Double] = []

@@ -3,12 +3,18 @@
 // digits: handwritten-digit recognition in Swift, with no package dependencies.
 //
 // Build switches (read at build time):
-//   DIGITS_CPU unset   portable build: runs on any x86-64 / arm64 Linux. Kernels use separate
-//                      multiply and add, because a fused multiply-add on baseline x86-64 would be
-//                      a call into libm's software fmaf (about 100x slower).
-//   DIGITS_CPU=native  compiles for the build machine's CPU (AVX2/AVX-512 on x86-64) and uses
-//                      fused multiply-add. The binary may not run on an older CPU.
-//   DIGITS_CPU=NAME    any other LLVM CPU name, for example haswell (AVX2 + FMA), x86-64-v3.
+//   DIGITS_CPU unset   portable build: runs on any x86-64 / arm64 Linux. The library's own
+//                      kernels use separate multiply and add, because a fused multiply-add on
+//                      baseline x86-64 would be a call into libm's software fmaf (about 100x
+//                      slower). On x86-64 the same kernel sources are compiled twice more, into
+//                      DigitKernelsAVX2 (-target-cpu haswell: AVX2 + FMA) and DigitKernelsAVX512
+//                      (-target-cpu skylake-avx512: AVX-512 + FMA), whose folders hold symbolic
+//                      links to Sources/DigitKit/Network; at run time DigitKit picks the best copy
+//                      this CPU can run (/proc/cpuinfo; DIGITS_KERNELS=baseline|avx2|avx512 to
+//                      choose), so a plain build is fast where the CPU allows and runs everywhere.
+//   DIGITS_CPU=native  compiles everything for the build machine's CPU and uses fused
+//                      multiply-add; no other copies. The binary may not run on an older CPU.
+//   DIGITS_CPU=NAME    any other LLVM CPU name, for example haswell (AVX2 + FMA) or znver4.
 //
 //   DIGITS_SDL unset   the DigitPad window (product `digitpad`, targets CSDL2 and DigitPad, tests
 //                      DigitPadTests) is built when the SDL2 headers are installed (SDL2/SDL.h in
@@ -31,6 +37,15 @@ let optimize: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])
 // The CLI and the tests stay at -Onone; only the library is optimized.
 let optimizeInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
+// The extra compiled copies of the kernels (see DIGITS_CPU above): x86-64 hosts, portable builds.
+#if arch(x86_64)
+let kernelVariants: [(target: String, cpu: String)] = cpu == nil
+    ? [("DigitKernelsAVX2", "haswell"), ("DigitKernelsAVX512", "skylake-avx512")] : []
+#else
+let kernelVariants: [(target: String, cpu: String)] = []
+#endif
+let variantSettings: [SwiftSetting] = kernelVariants.isEmpty ? [] : [.define("DIGITS_KERNEL_VARIANTS")]
+
 let withSDL: Bool = {
     switch environment["DIGITS_SDL"] {
     case "0": return false
@@ -52,7 +67,8 @@ let package = Package(
         // MARK: - Implementation
         .target(
             name: "DigitKit",
-            swiftSettings: kernelSettings + optimize + optimizeInDebug),
+            dependencies: kernelVariants.map { .target(name: $0.target) },
+            swiftSettings: kernelSettings + variantSettings + optimize + optimizeInDebug),
         .executableTarget(
             name: "digits",
             dependencies: ["DigitKit"],
@@ -69,12 +85,19 @@ let package = Package(
         .testTarget(
             name: "DigitKitTests",
             dependencies: ["DigitKit", "digits"],
-            swiftSettings: kernelSettings),
+            swiftSettings: kernelSettings + variantSettings),
         .testTarget(
             name: "DigitPadKitTests",
             dependencies: ["DigitPadKit"]),
     ]
 )
+
+package.targets += kernelVariants.map { variant in
+    .target(
+        name: variant.target,
+        swiftSettings: [.unsafeFlags(["-target-cpu", variant.cpu]), .define("DIGITS_FMA")]
+            + optimize + optimizeInDebug)
+}
 
 if withSDL {
     package.products.append(.executable(name: "digitpad", targets: ["DigitPad"]))

@@ -200,6 +200,22 @@ final class CLITests: XCTestCase {
         XCTAssertNil(object["cnn_img_per_s_b1_t1"], "only the parts asked for")
     }
 
+    /// DIGITS_KERNELS picks the compiled kernel copy; a name this build and CPU cannot run is
+    /// reported on stderr and the best available copy runs instead.
+    func testBench_DigitsKernelsChoosesTheKernelCopy() throws {
+        for variant in KernelVariant.available {
+            let run = try digits(["bench", "--only", "peak", "--runs", "1", "--json"], environment: ["DIGITS_KERNELS": variant.rawValue])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let object = try XCTUnwrap(json(run.stdoutLines.first ?? ""), run.stdout)
+            XCTAssertEqual(object["kernels"] as? String, variant.rawValue)
+            XCTAssertEqual(object["fast_path"] as? Bool, variant.fusedMultiplyAdd)
+        }
+        let run = try digits(["bench", "--only", "peak", "--runs", "1", "--json"], environment: ["DIGITS_KERNELS": "sse9"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("DIGITS_KERNELS=sse9 is not one of the kernels"), run.stderr)
+        XCTAssertEqual(try XCTUnwrap(json(run.stdoutLines.first ?? ""))["kernels"] as? String, KernelVariant.available.last?.rawValue)
+    }
+
     func testEval_PredictionsTSVHasAHeaderAndOneRowPerImage() throws {
         let weights = try smallWeights()
         let (images, labels) = try idxPair(count: 25)

@@ -5,13 +5,16 @@ import XCTest
 /// path (padding written in place, fused pooling, threads) against a plain NCHW forward pass
 /// written here from the PyTorch definitions.
 final class FastKernelTests: XCTestCase {
-    /// The portable build multiplies and adds separately, like the scalar reference, and sums in
-    /// the same order: results are identical. With fused multiply-add they differ by rounding only.
-    #if DIGITS_FMA || arch(arm64)
-    static let exact = false
-    #else
-    static let exact = true
-    #endif
+    /// Every compiled copy of the kernels this CPU runs (see `KernelVariant`): each is held to the
+    /// reference. A copy that multiplies and adds separately, like the scalar reference, and sums
+    /// in the same order gives identical results; with fused multiply-add they differ by rounding.
+    static let variants = KernelVariant.available
+
+    func testVariants_TheCopiesThisBuildAndCPUHaveAreTested() {
+        XCTAssertEqual(Self.variants.first, .builtIn)
+        XCTAssertTrue(Self.variants.contains(KernelVariant.active))
+        print("kernel copies tested: \(Self.variants.map(\.rawValue).joined(separator: ", ")) (of \(KernelVariant.compiled.count) compiled)")
+    }
 
     private func random(_ count: Int, _ rng: inout SplitMix64, scale: Float = 1) -> [Float] {
         (0..<count).map { _ in rng.uniform(-scale, scale) }
@@ -46,14 +49,16 @@ final class FastKernelTests: XCTestCase {
             let bias = random(c.cout, &rng)
             for relu in [false, true] {
                 var expected = [Float](repeating: .nan, count: c.h * c.w * c.cout)
-                var actual = expected
                 convForwardReference(g, input: input, weights: weights, bias: bias, output: &expected, relu: relu)
-                convForward(g, input: input, weights: weights, bias: bias, output: &actual, relu: relu)
-                let name = "cin \(c.cin) k \(c.k) cout \(c.cout) \(c.h)×\(c.w) relu \(relu)"
-                if Self.exact {
-                    XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), name)
-                } else {
-                    assertClose(actual, expected, tolerance: 1e-5, name)
+                for variant in Self.variants {
+                    var actual = [Float](repeating: .nan, count: c.h * c.w * c.cout)
+                    Kernel.convForward(g, input: input, weights: weights, bias: bias, output: &actual, relu: relu, variant: variant)
+                    let name = "\(variant): cin \(c.cin) k \(c.k) cout \(c.cout) \(c.h)×\(c.w) relu \(relu)"
+                    if !variant.fusedMultiplyAdd {
+                        XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), name)
+                    } else {
+                        assertClose(actual, expected, tolerance: 1e-5, name)
+                    }
                 }
             }
         }
@@ -73,16 +78,19 @@ final class FastKernelTests: XCTestCase {
             let input = random((c.h + c.k - 1) * g.paddedWidth * c.cin, &rng)
             let dOutput = random(c.h * c.w * c.cout, &rng)
             let start = random(c.k * c.k * c.cin * c.cout, &rng), startBias = random(c.cout, &rng)
-            var expected = start, expectedBias = startBias, actual = start, actualBias = startBias
+            var expected = start, expectedBias = startBias
             convWeightGradReference(g, input: input, dOutput: dOutput, dWeights: &expected, dBias: &expectedBias)
-            convWeightGrad(g, input: input, dOutput: dOutput, dWeights: &actual, dBias: &actualBias)
-            let name = "cin \(c.cin) k \(c.k) cout \(c.cout) \(c.h)×\(c.w)"
-            if Self.exact {
-                XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), name)
-                XCTAssertEqual(actualBias.map(\.bitPattern), expectedBias.map(\.bitPattern), name)
-            } else {
-                assertClose(actual, expected, tolerance: 1e-5, name)
-                assertClose(actualBias, expectedBias, tolerance: 1e-5, name)
+            for variant in Self.variants {
+                var actual = start, actualBias = startBias
+                Kernel.convWeightGrad(g, input: input, dOutput: dOutput, dWeights: &actual, dBias: &actualBias, variant: variant)
+                let name = "\(variant): cin \(c.cin) k \(c.k) cout \(c.cout) \(c.h)×\(c.w)"
+                if !variant.fusedMultiplyAdd {
+                    XCTAssertEqual(actual.map(\.bitPattern), expected.map(\.bitPattern), name)
+                    XCTAssertEqual(actualBias.map(\.bitPattern), expectedBias.map(\.bitPattern), name)
+                } else {
+                    assertClose(actual, expected, tolerance: 1e-5, name)
+                    assertClose(actualBias, expectedBias, tolerance: 1e-5, name)
+                }
             }
         }
     }
@@ -94,15 +102,18 @@ final class FastKernelTests: XCTestCase {
             let g = ConvGeometry(paddedWidth: w + k - 1, inChannels: cin, kernel: k, outChannels: cout, outHeight: h, outWidth: w)
             let input = random((h + k - 1) * g.paddedWidth * cin, &rng)
             let weights = random(k * k * cin * cout, &rng), bias = random(cout, &rng)
+            for variant in Self.variants {
             var packed = [Float](repeating: 0, count: h * w * cout)
-            convForward(g, input: input, weights: weights, bias: bias, output: &packed, relu: true)
+            Kernel.convForward(g, input: input, weights: weights, bias: bias, output: &packed, relu: true, variant: variant)
             let stride = (w + 3) * cout
             var strided = [Float](repeating: 1234, count: h * stride)
-            convForward(g, input: input, weights: weights, bias: bias, output: &strided, outputRowStride: stride, relu: true)
+            Kernel.convForward(g, input: input, weights: weights, bias: bias, output: &strided, outputRowStride: stride, relu: true,
+                               variant: variant)
             for y in 0..<h {
                 XCTAssertEqual(Array(strided[(y * stride)..<(y * stride + w * cout)]), Array(packed[(y * w * cout)..<((y + 1) * w * cout)]),
                                "row \(y), cin \(cin)")
                 XCTAssertTrue(strided[(y * stride + w * cout)..<((y + 1) * stride)].allSatisfy { $0 == 1234 }, "gap after row \(y)")
+            }
             }
         }
     }
@@ -129,13 +140,15 @@ final class FastKernelTests: XCTestCase {
                 var expected = [Float](repeating: .nan, count: c.h * c.w * c.cout)
                 convForwardReference(g, input: input, weights: weights, bias: bias, output: &expected, relu: relu)
                 let rowStride = (c.w + 1) * c.cout
-                var actual = [Float](repeating: 1234, count: c.h * rowStride)
-                Winograd.forward(g, input: input, weights: u.pointer, bias: bias, output: &actual, outputRowStride: rowStride,
-                                 relu: relu, scratch: &scratch)
-                let rows = (0..<c.h).flatMap { y in actual[(y * rowStride)..<(y * rowStride + c.w * c.cout)] }
-                assertClose(rows, expected, tolerance: 2e-5, "cin \(c.cin) cout \(c.cout) \(c.h)×\(c.w) relu \(relu)")
-                XCTAssertTrue((0..<c.h).allSatisfy { y in actual[(y * rowStride + c.w * c.cout)..<((y + 1) * rowStride)].allSatisfy { $0 == 1234 } },
-                              "gaps, cin \(c.cin) cout \(c.cout)")
+                for variant in Self.variants {
+                    var actual = [Float](repeating: 1234, count: c.h * rowStride)
+                    Kernel.winogradForward(g, input: input, weights: u.pointer, bias: bias, output: &actual, outputRowStride: rowStride,
+                                           relu: relu, scratch: &scratch, variant: variant)
+                    let rows = (0..<c.h).flatMap { y in actual[(y * rowStride)..<(y * rowStride + c.w * c.cout)] }
+                    assertClose(rows, expected, tolerance: 2e-5, "\(variant): cin \(c.cin) cout \(c.cout) \(c.h)×\(c.w) relu \(relu)")
+                    XCTAssertTrue((0..<c.h).allSatisfy { y in actual[(y * rowStride + c.w * c.cout)..<((y + 1) * rowStride)].allSatisfy { $0 == 1234 } },
+                                  "\(variant): gaps, cin \(c.cin) cout \(c.cout)")
+                }
             }
         }
         // Shapes Winograd leaves to the direct kernels.
@@ -168,16 +181,18 @@ final class FastKernelTests: XCTestCase {
             let input = random(h * w * c, &rng)
             var expected = [Float](repeating: 0, count: (h / 2) * (w / 2) * c)
             maxPoolForward(input, height: h, width: w, channels: c, kernel: 2, stride: 2, output: &expected)
-            var packed = [Float](repeating: 0, count: expected.count)
-            maxPool2x2(input, height: h, width: w, channels: c, output: &packed, outputRowStride: (w / 2) * c)
-            XCTAssertEqual(packed, expected, "\(h)×\(w)×\(c)")
-            let stride = (w / 2 + 2) * c
-            var strided = [Float](repeating: -7, count: (h / 2) * stride)
-            maxPool2x2(input, height: h, width: w, channels: c, output: &strided, outputRowStride: stride)
-            for y in 0..<(h / 2) {
-                XCTAssertEqual(Array(strided[(y * stride)..<(y * stride + (w / 2) * c)]),
-                               Array(expected[(y * (w / 2) * c)..<((y + 1) * (w / 2) * c)]))
-                XCTAssertTrue(strided[(y * stride + (w / 2) * c)..<((y + 1) * stride)].allSatisfy { $0 == -7 })
+            for variant in Self.variants {
+                var packed = [Float](repeating: 0, count: expected.count)
+                Kernel.maxPool2x2(input, height: h, width: w, channels: c, output: &packed, outputRowStride: (w / 2) * c, variant: variant)
+                XCTAssertEqual(packed, expected, "\(variant): \(h)×\(w)×\(c)")
+                let stride = (w / 2 + 2) * c
+                var strided = [Float](repeating: -7, count: (h / 2) * stride)
+                Kernel.maxPool2x2(input, height: h, width: w, channels: c, output: &strided, outputRowStride: stride, variant: variant)
+                for y in 0..<(h / 2) {
+                    XCTAssertEqual(Array(strided[(y * stride)..<(y * stride + (w / 2) * c)]),
+                                   Array(expected[(y * (w / 2) * c)..<((y + 1) * (w / 2) * c)]), "\(variant)")
+                    XCTAssertTrue(strided[(y * stride + (w / 2) * c)..<((y + 1) * stride)].allSatisfy { $0 == -7 }, "\(variant)")
+                }
             }
         }
     }
@@ -187,7 +202,9 @@ final class FastKernelTests: XCTestCase {
         let m: Float = 0.5
         let n = 3
         let chain = Float(pow(0.5, 3.0)) + 1e-7 * (1 - Float(pow(0.5, 3.0))) / (1 - m)
-        XCTAssertEqual(maddPeak(iterations: n, scale: m), 16 * 16 * chain, accuracy: 1e-5)
+        for variant in Self.variants {
+            XCTAssertEqual(Kernel.maddPeak(iterations: n, scale: m, variant: variant), 16 * 16 * chain, accuracy: 1e-5, "\(variant)")
+        }
     }
 
     // MARK: - The whole network against a plain NCHW forward pass

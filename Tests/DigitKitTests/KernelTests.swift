@@ -148,18 +148,40 @@ final class KernelTests: XCTestCase {
                     linearForwardReference(x.map(abs), inCount: inCount, weights: w.map(abs), bias: b.map(abs), outCount: outCount,
                                            output: &scale)
                     if relu { reference = reference.map { max($0, 0) } }
-                    let what = "linearForward \(inCount)→\(outCount) relu \(relu)"
-                    let fast = guarded(outCount, what) {
-                        linearForward(x, inCount: inCount, weightsT: wT, bias: b, outCount: outCount, outPadded: outPadded,
-                                      output: $0, relu: relu)
+                    for variant in KernelVariant.available {
+                        let what = "\(variant): linearForward \(inCount)→\(outCount) relu \(relu)"
+                        let fast = guarded(outCount, what) {
+                            Kernel.linearForward(x, inCount: inCount, weightsT: wT, bias: b, outCount: outCount, outPadded: outPadded,
+                                                 output: $0, relu: relu, variant: variant)
+                        }
+                        assertClose(fast, reference, scale: scale, what)
+                        // The rows kernel (few outputs) takes the PyTorch layout as it is.
+                        let rowsWhat = "\(variant): linearForwardRows \(inCount)→\(outCount) relu \(relu)"
+                        let rows = guarded(outCount, rowsWhat) {
+                            Kernel.linearForwardRows(x, inCount: inCount, weights: w, bias: b, outCount: outCount, output: $0, relu: relu,
+                                                     variant: variant)
+                        }
+                        assertClose(rows, reference, scale: scale, rowsWhat)
                     }
-                    assertClose(fast, reference, scale: scale, what)
-                    // The rows kernel (few outputs) takes the PyTorch layout as it is.
-                    let rowsWhat = "linearForwardRows \(inCount)→\(outCount) relu \(relu)"
-                    let rows = guarded(outCount, rowsWhat) {
-                        linearForwardRows(x, inCount: inCount, weights: w, bias: b, outCount: outCount, output: $0, relu: relu)
-                    }
-                    assertClose(rows, reference, scale: scale, rowsWhat)
+                }
+            }
+        }
+    }
+
+    /// One 16-output group of the linear weight gradient, `dW[i, j] += x[i] dy[j]`, in every copy.
+    func testLinearWeightGradGroup_AddsTheOuterProduct() {
+        var rng = SplitMix64(seed: 21)
+        let inCount = 37, stride = 48
+        let x = rng.floats(inCount), start = rng.floats(inCount * stride)
+        let dy = SIMD16<Float>(rng.floats(16))
+        for variant in KernelVariant.available {
+            var dW = start
+            dW.withUnsafeMutableBufferPointer { Kernel.linearWeightGradGroup($0.baseAddress! + 16, stride: stride, x: x, inCount: inCount,
+                                                                            dy: dy, variant: variant) }
+            for i in 0..<inCount {
+                for j in 0..<stride {
+                    let expected = (16..<32).contains(j) ? start[i * stride + j] + x[i] * dy[j - 16] : start[i * stride + j]
+                    XCTAssertEqual(dW[i * stride + j], expected, accuracy: 1e-6, "\(variant) [\(i), \(j)]")
                 }
             }
         }

@@ -55,6 +55,8 @@ public struct BenchReport: Sendable {
     public var cpu = BenchReport.cpuDescription()
     public var buildMode = BuildInfo.kernelMode
     public var fastPath = BuildInfo.fastPath
+    /// The compiled copy of the kernels that ran (`KernelVariant`).
+    public var kernels = KernelVariant.active.rawValue
     public var threads = Parallel.processorCount
     public var runs = 0
     public var weights = ""
@@ -150,6 +152,7 @@ public struct BenchReport: Sendable {
         fields.append("\"cpu\":\(JSONText.quote(cpu))")
         fields.append("\"build\":\(JSONText.quote(buildMode))")
         fields.append("\"fast_path\":\(fastPath)")
+        fields.append("\"kernels\":\(JSONText.quote(kernels))")
         fields.append("\"weights\":\(JSONText.quote(weights))")
         return "{" + fields.joined(separator: ",") + "}"
     }
@@ -360,11 +363,11 @@ public enum Benchmark {
     public static func peakGflops(runs: Int) -> Double {
         let iterations = 2_000_000
         var sink: Float = 0
-        _ = maddPeak(iterations: iterations / 10)
+        _ = Kernel.maddPeak(iterations: iterations / 10)
         var rates: [Double] = []
         for r in 0..<max(runs, 1) {
             let start = threadCPUNanoseconds()
-            sink += maddPeak(iterations: iterations, scale: 0.999_999 - Float(r) * 1e-9)
+            sink += Kernel.maddPeak(iterations: iterations, scale: 0.999_999 - Float(r) * 1e-9)
             let t = Double(threadCPUNanoseconds() - start) / 1e9
             rates.append(2 * 256 * Double(iterations) / t / 1e9)
         }

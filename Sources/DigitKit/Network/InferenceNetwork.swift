@@ -54,6 +54,8 @@ public final class InferenceNetwork: @unchecked Sendable {
 
     public static let inputSize = 28
     public let classCount: Int
+    /// The compiled copy of the kernels this network runs (see `KernelVariant`).
+    public let kernels: KernelVariant
     public let inputMean: Float
     public let inputStd: Float
     /// Multiply-adds per image and parameter count of the described network.
@@ -78,12 +80,14 @@ public final class InferenceNetwork: @unchecked Sendable {
     ///
     /// Stride-1 3×3 convolutions with channel counts that are multiples of 16 run through
     /// `Winograd.forward` (2.25× fewer multiply-adds) unless `winograd` is false; the others, and all
-    /// of them with `winograd: false`, through the direct kernels of `convForward`.
+    /// of them with `winograd: false`, through the direct kernels of `convForward`. `kernels` is the
+    /// compiled copy of the kernels that runs (default: the best this CPU runs, `KernelVariant.active`).
     public init(layers: [LayerSpec], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
-                file: String = "weights", winograd: Bool = true) throws {
+                file: String = "weights", winograd: Bool = true, kernels: KernelVariant = .active) throws {
         guard inputStd > 0, inputStd.isFinite, inputMean.isFinite else {
             throw DigitError(.format, file: file, at: "metadata", "input_mean/input_std must be finite and std > 0")
         }
+        self.kernels = KernelVariant.available.contains(kernels) ? kernels : .builtIn
         self.inputMean = inputMean
         self.inputStd = inputStd
         var shape = ActivationShape(height: Self.inputSize, width: Self.inputSize, channels: 1)
@@ -373,11 +377,12 @@ public final class InferenceNetwork: @unchecked Sendable {
                 }
                 let (dst, rowStride) = toPadded ? paddedInterior(index + 1, ws) : (other, c.geometry.outWidth * c.geometry.outChannels)
                 if let u = c.winograd {
-                    Winograd.forward(c.geometry, input: src, weights: u.pointer, bias: c.bias.pointer, output: dst,
-                                     outputRowStride: rowStride, relu: c.relu, scratch: ws.winograd.pointer)
+                    Kernel.winogradForward(c.geometry, input: src, weights: u.pointer, bias: c.bias.pointer, output: dst,
+                                           outputRowStride: rowStride, relu: c.relu, scratch: ws.winograd.pointer,
+                                           variant: kernels)
                 } else {
-                    convForward(c.geometry, input: src, weights: c.weights.pointer, bias: c.bias.pointer, output: dst,
-                                outputRowStride: rowStride, relu: c.relu)
+                    Kernel.convForward(c.geometry, input: src, weights: c.weights.pointer, bias: c.bias.pointer, output: dst,
+                                       outputRowStride: rowStride, relu: c.relu, variant: kernels)
                 }
                 if !toPadded {
                     if c.stride != 1 { subsample(other, geometry: c.geometry, stride: c.stride, output: output) }
@@ -396,11 +401,11 @@ public final class InferenceNetwork: @unchecked Sendable {
             case let .maxPool(k, s):
                 if toPadded {
                     let (dst, rowStride) = paddedInterior(index + 1, ws)
-                    maxPool2x2(cur, height: input.height, width: input.width, channels: input.channels,
-                               output: dst, outputRowStride: rowStride)
+                    Kernel.maxPool2x2(cur, height: input.height, width: input.width, channels: input.channels,
+                                      output: dst, outputRowStride: rowStride, variant: kernels)
                 } else if k == 2 && s == 2 {
-                    maxPool2x2(cur, height: input.height, width: input.width, channels: input.channels,
-                               output: other, outputRowStride: output.width * output.channels)
+                    Kernel.maxPool2x2(cur, height: input.height, width: input.width, channels: input.channels,
+                                      output: other, outputRowStride: output.width * output.channels, variant: kernels)
                     swap(&cur, &other)
                 } else {
                     maxPoolForward(cur, height: input.height, width: input.width, channels: input.channels, kernel: k, stride: s, output: other)
@@ -414,11 +419,12 @@ public final class InferenceNetwork: @unchecked Sendable {
                 swap(&cur, &other)
             case let .linear(l):
                 if l.rows {
-                    linearForwardRows(cur, inCount: l.inCount, weights: l.weights.pointer, bias: l.bias.pointer,
-                                      outCount: l.outCount, output: other, relu: l.relu)
+                    Kernel.linearForwardRows(cur, inCount: l.inCount, weights: l.weights.pointer, bias: l.bias.pointer,
+                                             outCount: l.outCount, output: other, relu: l.relu, variant: kernels)
                 } else {
-                    linearForward(cur, inCount: l.inCount, weightsT: l.weights.pointer, bias: l.bias.pointer,
-                                  outCount: l.outCount, outPadded: l.outPadded, output: other, relu: l.relu)
+                    Kernel.linearForward(cur, inCount: l.inCount, weightsT: l.weights.pointer, bias: l.bias.pointer,
+                                         outCount: l.outCount, outPadded: l.outPadded, output: other, relu: l.relu,
+                                         variant: kernels)
                 }
                 swap(&cur, &other)
             }

@@ -28,16 +28,25 @@ func store<V: SIMD>(_ v: V, _ p: UnsafeMutablePointer<Float>) where V.Scalar == 
 }
 
 /// Geometry of a stride-1 convolution over an already zero-padded NHWC input.
-struct ConvGeometry {
-    var paddedWidth: Int   // Wp
-    var inChannels: Int    // Cin
-    var kernel: Int        // k (square)
-    var outChannels: Int   // Cout
-    var outHeight: Int     // Ho = Hp - k + 1
-    var outWidth: Int      // Wo = Wp - k + 1
-    var rowStride: Int { paddedWidth * inChannels }
+package struct ConvGeometry {
+    package var paddedWidth: Int   // Wp
+    package var inChannels: Int    // Cin
+    package var kernel: Int        // k (square)
+    package var outChannels: Int   // Cout
+    package var outHeight: Int     // Ho = Hp - k + 1
+    package var outWidth: Int      // Wo = Wp - k + 1
+    package var rowStride: Int { paddedWidth * inChannels }
     /// Entries of one kernel row: k * Cin (contiguous in the padded input for a fixed output pixel).
-    var rowTaps: Int { kernel * inChannels }
+    package var rowTaps: Int { kernel * inChannels }
+
+    package init(paddedWidth: Int, inChannels: Int, kernel: Int, outChannels: Int, outHeight: Int, outWidth: Int) {
+        self.paddedWidth = paddedWidth
+        self.inChannels = inChannels
+        self.kernel = kernel
+        self.outChannels = outChannels
+        self.outHeight = outHeight
+        self.outWidth = outWidth
+    }
 }
 
 // MARK: - Convolution forward
@@ -86,8 +95,8 @@ func convForward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights: Unsafe
 /// - otherwise 1 vector × 8 pixels.
 /// A row that is not a multiple of the tile width ends with an overlapping tile (pixels computed
 /// twice, same value); rows narrower than a tile use one pixel at a time.
-func convForward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
-                 bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputRowStride: Int, relu: Bool) {
+package func convForward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+                         bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputRowStride: Int, relu: Bool) {
     guard g.outChannels % 16 == 0 else {
         if outputRowStride == g.outWidth * g.outChannels {
             convForwardReference(g, input: input, weights: weights, bias: bias, output: output, relu: relu)
@@ -592,8 +601,8 @@ func convWeightGradReference(_ g: ConvGeometry, input: UnsafePointer<Float>, dOu
 /// the reference's order (y, then x) and the result equals the reference's bits in the portable
 /// build. Blocks: 25 taps × 16 channels for one input channel and a 5×5 kernel; else, per kernel
 /// row, 4 taps × 64, 8 taps × 32 or 8 taps × 16 channels, then single taps for the rest.
-func convWeightGrad(_ g: ConvGeometry, input: UnsafePointer<Float>, dOutput: UnsafePointer<Float>,
-                    dWeights: UnsafeMutablePointer<Float>, dBias: UnsafeMutablePointer<Float>) {
+package func convWeightGrad(_ g: ConvGeometry, input: UnsafePointer<Float>, dOutput: UnsafePointer<Float>,
+                            dWeights: UnsafeMutablePointer<Float>, dBias: UnsafeMutablePointer<Float>) {
     guard g.outChannels % 16 == 0 else {
         convWeightGradReference(g, input: input, dOutput: dOutput, dWeights: dWeights, dBias: dBias)
         return
@@ -822,8 +831,8 @@ func maxPoolForward(_ input: UnsafePointer<Float>, height: Int, width: Int, chan
 /// 2×2 max pooling with stride 2 (floor mode), NHWC: output row `y` goes to
 /// `output + y * outputRowStride`, pixels `channels` floats apart. Same values as
 /// `maxPoolForward(kernel: 2, stride: 2)`.
-func maxPool2x2(_ input: UnsafePointer<Float>, height: Int, width: Int, channels c: Int,
-                output: UnsafeMutablePointer<Float>, outputRowStride: Int) {
+package func maxPool2x2(_ input: UnsafePointer<Float>, height: Int, width: Int, channels c: Int,
+                        output: UnsafeMutablePointer<Float>, outputRowStride: Int) {
     let ho = height / 2, wo = width / 2, rowStride = width * c
     for y in 0..<ho {
         let top = input + 2 * y * rowStride, o = output + y * outputRowStride
@@ -904,8 +913,8 @@ func avgPoolForward(_ input: UnsafePointer<Float>, height: Int, width: Int, chan
 
 /// `out[o] = bias[o] + Σ_i wT[i*outPadded + o] * x[i]` for `o < outCount`, with the weight stored
 /// transposed `(in, outPadded)` and `outPadded` a multiple of 16 (zero columns past `outCount`).
-func linearForward(_ x: UnsafePointer<Float>, inCount: Int, weightsT: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-                   outCount: Int, outPadded: Int, output: UnsafeMutablePointer<Float>, relu: Bool) {
+package func linearForward(_ x: UnsafePointer<Float>, inCount: Int, weightsT: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                           outCount: Int, outPadded: Int, output: UnsafeMutablePointer<Float>, relu: Bool) {
     var group = 0
     while group < outPadded {
         var a0 = SIMD16<Float>(), a1 = SIMD16<Float>(), a2 = SIMD16<Float>(), a3 = SIMD16<Float>()
@@ -931,13 +940,22 @@ func linearForward(_ x: UnsafePointer<Float>, inCount: Int, weightsT: UnsafePoin
     }
 }
 
+/// One 16-output group of a linear layer's weight gradient for one image:
+/// `dW[i * stride + j] += x[i] * dy[j]` for `i < inCount`, `j < 16`, with `madd`.
+package func linearWeightGradGroup(_ dW: UnsafeMutablePointer<Float>, stride: Int, x: UnsafePointer<Float>, inCount: Int,
+                                   dy: SIMD16<Float>) {
+    for i in 0..<inCount {
+        store(madd(load(dW + i * stride), SIMD16(repeating: x[i]), dy), dW + i * stride)
+    }
+}
+
 /// `linearForward` for layers with few outputs (the classifier head, 10 outputs), with weights in
 /// rows `(out, in)`: one dot product per output, 16 inputs at a time, four outputs side by side so
 /// each input vector is loaded once for four multiply-adds. The input-major kernel above pads the
 /// outputs to 16 and runs one dependency chain per 4 inputs; this one reads no padding and runs
 /// four independent chains. Summation order differs from the reference (rounding only).
-func linearForwardRows(_ x: UnsafePointer<Float>, inCount: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-                       outCount: Int, output: UnsafeMutablePointer<Float>, relu: Bool) {
+package func linearForwardRows(_ x: UnsafePointer<Float>, inCount: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                               outCount: Int, output: UnsafeMutablePointer<Float>, relu: Bool) {
     let vectorEnd = inCount - inCount % 16
     @inline(__always) func finish(_ o: Int, _ acc: SIMD16<Float>) {
         var v = acc.sum() + bias[o]
@@ -1008,7 +1026,7 @@ import Foundation
 /// the `DIGITS_CPU` build) with no memory traffic: 256 multiply-adds per step. The bench divides
 /// by the time taken to state the compute peak one core reaches with this build. Returns a sum of
 /// the results so the work cannot be optimized away.
-func maddPeak(iterations: Int, scale: Float = 0.999_999) -> Float {
+package func maddPeak(iterations: Int, scale: Float = 0.999_999) -> Float {
     let m = V16(repeating: scale), c = V16(repeating: 1e-7)
     var a0 = V16(repeating: 1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0
     var a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0

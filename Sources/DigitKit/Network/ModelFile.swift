@@ -71,8 +71,8 @@ public struct ModelFile: Sendable {
     }
 
     /// The inference network this file describes.
-    public func makeNetwork(file: String = "weights") throws -> InferenceNetwork {
-        try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd, file: file)
+    public func makeNetwork(file: String = "weights", kernels: KernelVariant = .active) throws -> InferenceNetwork {
+        try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd, file: file, kernels: kernels)
     }
 
     public var metadata: [String: String] {

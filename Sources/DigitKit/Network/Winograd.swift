@@ -40,7 +40,7 @@ private func load(_ p: UnsafePointer<Float>) -> V16 { UnsafeRawPointer(p).loadUn
 @inline(__always)
 private func store(_ v: V16, _ p: UnsafeMutablePointer<Float>) { UnsafeMutableRawPointer(p).storeBytes(of: v, as: V16.self) }
 
-enum Winograd {
+package enum Winograd {
     /// Whether `forward` handles this convolution: 3×3 kernel, channel counts multiples of 16
     /// (the transforms and products run on 16 channels at a time), output at least 2×2.
     static func supports(_ g: ConvGeometry) -> Bool {
@@ -83,9 +83,9 @@ enum Winograd {
     /// The convolution of `convForward(g, …, outputRowStride:, relu:)` (same input and output
     /// layout) with weights from `transformWeights` and `scratchFloats(g)` floats of `scratch`.
     /// Requires `supports(g)`.
-    static func forward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights u: UnsafePointer<Float>,
-                        bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputRowStride: Int,
-                        relu: Bool, scratch: UnsafeMutablePointer<Float>) {
+    package static func forward(_ g: ConvGeometry, input: UnsafePointer<Float>, weights u: UnsafePointer<Float>,
+                                bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outputRowStride: Int,
+                                relu: Bool, scratch: UnsafeMutablePointer<Float>) {
         let (rows, columns) = tiles(g)
         let count = rows * columns, cin = g.inChannels, cout = g.outChannels
         let v = scratch, m = scratch + 16 * count * cin

@@ -101,7 +101,7 @@ final class Conv2DLayer: TrainingLayer {
                 let padded = paddedInputs.pointer + n * paddedCount
                 padImage(x.pointer + n * inCount, height: inShape.height, width: inShape.width,
                          channels: inShape.channels, pad: padding, into: padded)
-                convForward(g, input: padded, weights: weight.value.pointer, bias: bias.value.pointer,
+                Kernel.convForward(g, input: padded, weights: weight.value.pointer, bias: bias.value.pointer,
                             output: output.pointer + n * outCount, relu: false)
             }
         }
@@ -131,11 +131,11 @@ final class Conv2DLayer: TrainingLayer {
             let dW = weight.chunkGrads[chunk].pointer, dB = bias.chunkGrads[chunk].pointer
             for n in images {
                 let d = dy.pointer + n * outCount
-                convWeightGrad(g, input: paddedInputs.pointer + n * paddedCount, dOutput: d, dWeights: dW, dBias: dB)
+                Kernel.convWeightGrad(g, input: paddedInputs.pointer + n * paddedCount, dOutput: d, dWeights: dW, dBias: dB)
                 if needInputGrad {
                     let scratch = dOutPadded[chunk].pointer
                     padImage(d, height: outShape.height, width: outShape.width, channels: cout, pad: k - 1 - padding, into: scratch)
-                    convForward(bg, input: scratch, weights: flipped.pointer, bias: zeroBias.pointer,
+                    Kernel.convForward(bg, input: scratch, weights: flipped.pointer, bias: zeroBias.pointer,
                                 output: dInput.pointer + n * inCount, relu: false)
                 }
             }
@@ -517,7 +517,7 @@ final class LinearLayer: TrainingLayer {
         input = x
         ctx.parallel { _, images in
             for n in images {
-                linearForward(x.pointer + n * inCount, inCount: inCount, weightsT: weight.value.pointer, bias: bias.value.pointer,
+                Kernel.linearForward(x.pointer + n * inCount, inCount: inCount, weightsT: weight.value.pointer, bias: bias.value.pointer,
                               outCount: outCount, outPadded: outPadded, output: output.pointer + n * outCount, relu: false)
             }
         }
@@ -540,9 +540,7 @@ final class LinearLayer: TrainingLayer {
                 for g in stride(from: 0, to: op, by: 16) {
                     var dv = SIMD16<Float>()
                     for o in g..<min(g + 16, outCount) { dv[o - g] = d[o] }
-                    for i in 0..<inCount {
-                        store(madd(load(dW + i * op + g), SIMD16(repeating: xi[i]), dv), dW + i * op + g)
-                    }
+                    Kernel.linearWeightGradGroup(dW + g, stride: op, x: xi, inCount: inCount, dy: dv)
                     if needInputGrad {
                         let di = dInput.pointer + n * inCount
                         for i in 0..<inCount {

@@ -1,0 +1,1 @@
+../DigitKit/Network/Buffer.swift

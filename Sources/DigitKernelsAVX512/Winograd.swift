@@ -1,0 +1,1 @@
+../DigitKit/Network/Winograd.swift

@@ -210,6 +210,12 @@ final class CLITests: XCTestCase {
             XCTAssertEqual(object["kernels"] as? String, variant.rawValue)
             XCTAssertEqual(object["fast_path"] as? Bool, variant.fusedMultiplyAdd)
         }
+        let version = try digits(["version"], environment: ["DIGITS_KERNELS": "built-in"])
+        XCTAssertEqual(version.status, 0, version.stderr)
+        XCTAssertEqual(version.stdoutLines.count, 3, version.stdout)
+        XCTAssertTrue(version.stdoutLines.first?.hasPrefix("digits ") ?? false, version.stdout)
+        XCTAssertTrue(version.stdoutLines.dropFirst().first?.hasPrefix("build: ") ?? false, version.stdout)
+        XCTAssertTrue(version.stdoutLines.last?.hasPrefix("kernels: built-in (this build and CPU: built-in") ?? false, version.stdout)
         let run = try digits(["bench", "--only", "peak", "--runs", "1", "--json"], environment: ["DIGITS_KERNELS": "sse9"])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("DIGITS_KERNELS=sse9 is not one of the kernels"), run.stderr)

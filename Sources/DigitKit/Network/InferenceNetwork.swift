@@ -81,7 +81,8 @@ public final class InferenceNetwork: @unchecked Sendable {
     /// Stride-1 3×3 convolutions with channel counts that are multiples of 16 run through
     /// `Winograd.forward` (2.25× fewer multiply-adds) unless `winograd` is false; the others, and all
     /// of them with `winograd: false`, through the direct kernels of `convForward`. `kernels` is the
-    /// compiled copy of the kernels that runs (default: the best this CPU runs, `KernelVariant.active`).
+    /// compiled copy of the kernels that runs (default: the best this CPU runs, `KernelVariant.active`;
+    /// a copy this build or CPU does not have falls back to `.builtIn`, which runs everywhere).
     public init(layers: [LayerSpec], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
                 file: String = "weights", winograd: Bool = true, kernels: KernelVariant = .active) throws {
         guard inputStd > 0, inputStd.isFinite, inputMean.isFinite else {

@@ -10,7 +10,7 @@
 //                      DigitKernelsAVX2 (-target-cpu haswell: AVX2 + FMA) and DigitKernelsAVX512
 //                      (-target-cpu skylake-avx512: AVX-512 + FMA), whose folders hold symbolic
 //                      links to Sources/DigitKit/Network; at run time DigitKit picks the best copy
-//                      this CPU can run (/proc/cpuinfo; DIGITS_KERNELS=baseline|avx2|avx512 to
+//                      this CPU can run (/proc/cpuinfo; DIGITS_KERNELS=built-in|avx2|avx512 to
 //                      choose), so a plain build is fast where the CPU allows and runs everywhere.
 //   DIGITS_CPU=native  compiles everything for the build machine's CPU and uses fused
 //                      multiply-add; no other copies. The binary may not run on an older CPU.

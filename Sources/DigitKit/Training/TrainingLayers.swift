@@ -102,7 +102,7 @@ final class Conv2DLayer: TrainingLayer {
                 padImage(x.pointer + n * inCount, height: inShape.height, width: inShape.width,
                          channels: inShape.channels, pad: padding, into: padded)
                 Kernel.convForward(g, input: padded, weights: weight.value.pointer, bias: bias.value.pointer,
-                            output: output.pointer + n * outCount, relu: false)
+                                   output: output.pointer + n * outCount, relu: false)
             }
         }
         return output
@@ -136,7 +136,7 @@ final class Conv2DLayer: TrainingLayer {
                     let scratch = dOutPadded[chunk].pointer
                     padImage(d, height: outShape.height, width: outShape.width, channels: cout, pad: k - 1 - padding, into: scratch)
                     Kernel.convForward(bg, input: scratch, weights: flipped.pointer, bias: zeroBias.pointer,
-                                output: dInput.pointer + n * inCount, relu: false)
+                                       output: dInput.pointer + n * inCount, relu: false)
                 }
             }
         }
@@ -518,7 +518,7 @@ final class LinearLayer: TrainingLayer {
         ctx.parallel { _, images in
             for n in images {
                 Kernel.linearForward(x.pointer + n * inCount, inCount: inCount, weightsT: weight.value.pointer, bias: bias.value.pointer,
-                              outCount: outCount, outPadded: outPadded, output: output.pointer + n * outCount, relu: false)
+                                     outCount: outCount, outPadded: outPadded, output: output.pointer + n * outCount, relu: false)
             }
         }
         return output

@@ -2,59 +2,37 @@
 //
 // digits: handwritten-digit recognition in Swift, with no package dependencies.
 //
-// Build switches (read at build time):
-//   DIGITS_CPU unset   portable build: runs on any x86-64 / arm64 Linux. The library's own
-//                      kernels use separate multiply and add, because a fused multiply-add on
-//                      baseline x86-64 would be a call into libm's software fmaf (about 100x
-//                      slower). On x86-64 the same kernel sources are compiled twice more, into
-//                      DigitKernelsAVX2 (-target-cpu haswell: AVX2 + FMA) and DigitKernelsAVX512
-//                      (-target-cpu skylake-avx512: AVX-512 + FMA), whose folders hold symbolic
-//                      links to Sources/DigitKit/Network; at run time DigitKit picks the best copy
-//                      this CPU can run (/proc/cpuinfo; DIGITS_KERNELS=built-in|avx2|avx512 to
-//                      choose), so a plain build is fast where the CPU allows and runs everywhere.
-//   DIGITS_CPU=native  compiles everything for the build machine's CPU and uses fused
-//                      multiply-add; no other copies. The binary may not run on an older CPU.
-//   DIGITS_CPU=NAME    any other LLVM CPU name, for example haswell (AVX2 + FMA) or znver4.
+// The targets, lowest first (imports point one way; docs/architecture.md draws them):
+//   CZlib, CJPEG          the system's zlib and libjpeg-turbo (system-library targets)
+//   DigitFormats          file formats: JSON, stroke files, UNIPEN, safetensors, IDX, gzip, PNG, PNM, JPEG
+//   DigitKernels          the compute kernels in C, compiled per instruction set and chosen at run time
+//   DigitWeights          the shipped weight file, a resource (Weights/)
+//   DigitKit              the library: strokes, raster, network, training, evaluation, recognition,
+//                         numbers, images. `import DigitKit` is all a user needs.
+//   DigitApp              what the two programs share: arguments, exit codes, data locations, progress, bench
+//   digits, digitpad      the command line and the SDL2 window
 //
-//   DIGITS_SDL unset   the DigitPad window (product `digitpad`, targets CSDL2 and DigitPad, tests
-//                      DigitPadTests) is built when the SDL2 headers are installed (SDL2/SDL.h in
-//                      /usr/include or /usr/local/include; apt install libsdl2-dev). Without them
-//                      the package is the library and the `digits` CLI only.
-//   DIGITS_SDL=0       never build the window, even when SDL2 is installed.
-//   DIGITS_SDL=1       always build it (SDL2 found through pkg-config `sdl2` in another place).
+// No target uses unsafe flags, so the package can be a versioned dependency. Optional system
+// libraries are detected here and left out when absent (the features then say what to install):
+//   DIGITS_SDL unset   the window is built when the SDL2 headers are installed (apt install
+//                      libsdl2-dev); DIGITS_SDL=0 never builds it, DIGITS_SDL=1 always does.
+//   DIGITS_JPEG unset  JPEG decoding when libjpeg's headers are installed (apt install
+//                      libjpeg-turbo8-dev or libjpeg-dev); DIGITS_JPEG=0 leaves it out.
 import PackageDescription
 import Foundation
 
 let environment = ProcessInfo.processInfo.environment
-let cpu = environment["DIGITS_CPU"].flatMap { $0.isEmpty ? nil : $0 }
-let kernelSettings: [SwiftSetting] = cpu.map {
-    [.unsafeFlags(["-target-cpu", $0]), .define("DIGITS_FMA")]
-} ?? []
-let optimize: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
-// DigitKit is compiled with -O in debug builds too: unoptimized generic SIMD code runs the kernels
-// about 1,000× slower (about 9 million multiply-adds a second), which would make `swift test`
-// (a debug build) unable to train a network or score the MNIST test set in its time budget.
-// The CLI and the tests stay at -Onone; only the library is optimized.
-let optimizeInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
-// The extra compiled copies of the kernels (see DIGITS_CPU above): x86-64 hosts, portable builds.
-#if arch(x86_64)
-let kernelVariants: [(target: String, cpu: String)] = cpu == nil
-    ? [("DigitKernelsAVX2", "haswell"), ("DigitKernelsAVX512", "skylake-avx512")] : []
-#else
-let kernelVariants: [(target: String, cpu: String)] = []
-#endif
-let variantSettings: [SwiftSetting] = kernelVariants.isEmpty ? [] : [.define("DIGITS_KERNEL_VARIANTS")]
-
-let withSDL: Bool = {
-    switch environment["DIGITS_SDL"] {
+/// Whether an optional system library is used: the environment switch, else whether its header exists.
+func optional(_ switchName: String, header: String) -> Bool {
+    switch environment[switchName] {
     case "0": return false
     case "1": return true
-    default:
-        return ["/usr/include/SDL2/SDL.h", "/usr/local/include/SDL2/SDL.h"]
-            .contains { FileManager.default.fileExists(atPath: $0) }
+    default: return ["/usr/include/", "/usr/local/include/"].contains { FileManager.default.fileExists(atPath: $0 + header) }
     }
-}()
+}
+let withSDL = optional("DIGITS_SDL", header: "SDL2/SDL.h")
+let withJPEG = optional("DIGITS_JPEG", header: "jpeglib.h")
 
 let package = Package(
     name: "digits",
@@ -65,52 +43,65 @@ let package = Package(
     ],
     targets: [
         // MARK: - Implementation
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"]), .yum(["zlib-devel"])]),
+        .target(
+            name: "DigitFormats",
+            dependencies: ["CZlib"] + (withJPEG ? ["CJPEG"] : []),
+            swiftSettings: withJPEG ? [.define("DIGITS_JPEG")] : []),
+        .target(name: "DigitKernels"),
+        .target(
+            name: "DigitWeights",
+            path: "Weights",
+            exclude: ["README.md"],
+            resources: [.copy("mnist-cnn.safetensors")]),
         .target(
             name: "DigitKit",
-            dependencies: kernelVariants.map { .target(name: $0.target) },
-            swiftSettings: kernelSettings + variantSettings + optimize + optimizeInDebug),
+            dependencies: ["DigitFormats", "DigitKernels", "DigitWeights"]),
+        .target(
+            name: "DigitApp",
+            dependencies: ["DigitKit"]),
         .executableTarget(
             name: "digits",
-            dependencies: ["DigitKit"],
-            swiftSettings: kernelSettings),
-        // The window's logic that needs no SDL (layout, font, drawing, input → strokes, scripts):
-        // plain Swift, built and tested everywhere.
+            dependencies: ["DigitApp", "DigitKit"]),
+        // The window's logic that needs no SDL (layout, font, drawing, input → strokes): plain
+        // Swift, built and tested everywhere.
         .target(
             name: "DigitPadKit",
-            dependencies: ["DigitKit"]),
+            dependencies: ["DigitKit", "DigitApp"]),
 
         // MARK: - Tests
-        // "digits" is a dependency so that `swift test` builds the executable before the tests:
-        // CLITests run .build/<config>/digits as a separate process.
+        .testTarget(
+            name: "DigitFormatsTests",
+            dependencies: ["DigitFormats"]),
         .testTarget(
             name: "DigitKitTests",
-            dependencies: ["DigitKit", "digits"],
-            swiftSettings: kernelSettings + variantSettings),
+            dependencies: ["DigitKit", "DigitKernels"]),
+        // Runs the `digits` executable; depending on it makes `swift test` build it first.
+        .testTarget(
+            name: "DigitAppTests",
+            dependencies: ["DigitApp", "DigitKit", "digits"]),
         .testTarget(
             name: "DigitPadKitTests",
             dependencies: ["DigitPadKit"]),
     ]
 )
 
-package.targets += kernelVariants.map { variant in
-    .target(
-        name: variant.target,
-        swiftSettings: [.unsafeFlags(["-target-cpu", variant.cpu]), .define("DIGITS_FMA")]
-            + optimize + optimizeInDebug)
+if withJPEG {
+    package.targets.append(
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG",
+                       providers: [.apt(["libjpeg-turbo8-dev"]), .yum(["libjpeg-turbo-devel"])]))
 }
 
 if withSDL {
     package.products.append(.executable(name: "digitpad", targets: ["DigitPad"]))
     package.targets += [
         // MARK: - Window (SDL2)
-        .systemLibrary(
-            name: "CSDL2",
-            path: "Sources/CSDL2",
-            pkgConfig: "sdl2",
-            providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CSDL2", path: "Sources/CSDL2", pkgConfig: "sdl2",
+                       providers: [.apt(["libsdl2-dev"]), .yum(["SDL2-devel"])]),
         .executableTarget(
             name: "DigitPad",
-            dependencies: ["DigitKit", "DigitPadKit", "CSDL2"]),
+            dependencies: ["DigitKit", "DigitApp", "DigitPadKit", "CSDL2"]),
         // Drives the real `digitpad` binary headless; depending on the executable makes
         // `swift test` build it first.
         .testTarget(

@@ -1,4 +1,5 @@
 import CSDL2
+import DigitApp
 import DigitKit
 import DigitPadKit
 import Foundation

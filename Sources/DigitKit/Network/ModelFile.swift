@@ -1,5 +1,12 @@
 import Foundation
 
+/// A named tensor as stored in a weight file: PyTorch layout, row-major, F32.
+public typealias TensorData = SafetensorsFile.Tensor
+
+extension SafetensorsFile.Tensor {
+    public var count: Int { shape.reduce(1, *) }
+}
+
 /// The shipped weight file: standard safetensors with the `digits-cnn` metadata
 /// (see README "Weights format"). PyTorch and ONNX users read the same file.
 public struct ModelFile: Sendable {
@@ -7,7 +14,8 @@ public struct ModelFile: Sendable {
     public static let formatVersion = "1"
     public static let classes = "0123456789"
 
-    public var layers: [LayerSpec]
+    /// The network, in order: the layers that have an entry in the file (no dropout).
+    public var layers: [any Layer]
     public var tensors: [String: TensorData]
     public var inputMean: Float
     public var inputStd: Float
@@ -16,7 +24,7 @@ public struct ModelFile: Sendable {
     /// Provenance and other free-form metadata (string values), written after the required keys.
     public var provenance: [String: String]
 
-    public init(layers: [LayerSpec], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
+    public init(layers: [any Layer], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
                 temperature: Float = 1, provenance: [String: String] = [:]) {
         self.layers = layers
         self.tensors = tensors
@@ -59,7 +67,7 @@ public struct ModelFile: Sendable {
         let mean = try number("input_mean"), std = try number("input_std"), temperature = try number("temperature")
         guard std > 0 else { throw DigitError(.format, file: path, at: "metadata 'input_std'", "must be positive") }
         guard temperature > 0 else { throw DigitError(.format, file: path, at: "metadata 'temperature'", "must be positive") }
-        let layers = try LayerSpec.parseArray(try require("layers"), file: path)
+        let layers = try LayerKinds.parse(try require("layers"), file: path, tensors: file.tensors)
         var provenance = m
         for key in ["format", "format_version", "classes", "input_mean", "input_std", "temperature", "layers"] {
             provenance[key] = nil
@@ -72,7 +80,8 @@ public struct ModelFile: Sendable {
 
     /// The inference network this file describes.
     public func makeNetwork(file: String = "weights", kernels: KernelVariant = .active) throws -> InferenceNetwork {
-        try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd, file: file, kernels: kernels)
+        try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd,
+                             outputs: Self.classes.count, file: file, kernels: kernels)
     }
 
     public var metadata: [String: String] {
@@ -83,7 +92,7 @@ public struct ModelFile: Sendable {
         m["input_mean"] = "\(inputMean)"
         m["input_std"] = "\(inputStd)"
         m["temperature"] = temperature == 1 ? "1" : "\(temperature)"
-        m["layers"] = LayerSpec.jsonArray(layers)
+        m["layers"] = LayerKinds.json(layers)
         return m
     }
 
@@ -93,51 +102,3 @@ public struct ModelFile: Sendable {
     }
 }
 
-/// Finds the files the toolkit needs when the user does not name them.
-public enum Locations {
-    /// The shipped weights: `$DIGITS_WEIGHTS`, else `Weights/mnist-cnn.safetensors` under the
-    /// working directory, next to the executable's build folder, or in the source tree this was built from.
-    public static func defaultWeights() -> String? {
-        if let env = ProcessInfo.processInfo.environment["DIGITS_WEIGHTS"], !env.isEmpty { return env }
-        return firstExisting(relative: "Weights/mnist-cnn.safetensors")
-    }
-
-    /// MNIST: `$MNIST_DIR`, else `Fixtures/mnist`, else `../shared/data/mnist`.
-    public static func mnistDirectory() -> String? {
-        if let env = ProcessInfo.processInfo.environment["MNIST_DIR"], !env.isEmpty { return env }
-        let fm = FileManager.default
-        for candidate in [firstExisting(relative: "Fixtures/mnist/t10k-labels-idx1-ubyte").map { ($0 as NSString).deletingLastPathComponent },
-                          firstExisting(relative: "../shared/data/mnist/t10k-labels-idx1-ubyte.gz").map { ($0 as NSString).deletingLastPathComponent }] {
-            if let c = candidate, fm.fileExists(atPath: c) { return c }
-        }
-        return nil
-    }
-
-    /// The pendigits UNIPEN file: `$PENDIGITS_FILE`, `Fixtures/pendigits/`, `../shared/data/pendigits/`.
-    public static func pendigitsFile() -> String? {
-        if let env = ProcessInfo.processInfo.environment["PENDIGITS_FILE"], !env.isEmpty { return env }
-        return firstExisting(relative: "Fixtures/pendigits/pendigits-orig.tra")
-            ?? firstExisting(relative: "../shared/data/pendigits/pendigits-orig.tra")
-    }
-
-    /// The repository root this binary was built from (found from this source file's path).
-    static let sourceRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-
-    static func firstExisting(relative: String) -> String? {
-        let fm = FileManager.default
-        var bases = [fm.currentDirectoryPath]
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
-        var up = exe
-        for _ in 0..<4 { bases.append(up.path); up.deleteLastPathComponent() }
-        bases.append(sourceRoot)
-        for base in bases {
-            let path = (base as NSString).appendingPathComponent(relative)
-            if fm.fileExists(atPath: path) { return (path as NSString).standardizingPath }
-        }
-        return nil
-    }
-}

@@ -1,3 +1,4 @@
+import DigitWeights
 import Foundation
 
 /// The answer for one drawing or image.
@@ -54,17 +55,21 @@ public final class DigitRecognizer {
     private var pixels = [Float](repeating: 0, count: 784)
     private var logits = [Float](repeating: 0, count: 10)
 
-    /// `$DIGITS_WEIGHTS`, else `Weights/mnist-cnn.safetensors` found from the working directory,
-    /// the executable or the source tree.
-    public static func defaultWeightsPath() -> String? { Locations.defaultWeights() }
+    /// The weight file used when none is named: `$DIGITS_WEIGHTS` when set, else the shipped
+    /// weights from the package's resource bundle. Throws one error naming what was looked for.
+    public static func defaultWeightsPath() throws -> String {
+        if let env = ProcessInfo.processInfo.environment["DIGITS_WEIGHTS"], !env.isEmpty { return env }
+        if let path = ShippedWeights.path { return path }
+        throw DigitError(.io, "no weight file found: DIGITS_WEIGHTS is not set and the shipped weights are not at "
+            + ShippedWeights.candidates.joined(separator: " or ")
+            + " (copy the \(ShippedWeights.bundleName) folder beside the executable, or pass a weight file)")
+    }
 
-    /// Loads the weight file (the shipped one by default). The rasterizer uses the pen width and
-    /// softness recorded in the file (`raster_pen_width`, `raster_softness`) when present.
+    /// Loads the weight file (`weightsPath`, else `$DIGITS_WEIGHTS`, else the shipped weights).
+    /// The rasterizer uses the pen width and softness recorded in the file (`raster_pen_width`,
+    /// `raster_softness`) when present.
     public convenience init(weightsPath: String? = nil, threshold: Float = 0.9) throws {
-        guard let path = weightsPath ?? Self.defaultWeightsPath() else {
-            throw DigitError(.io, "no weight file found: set DIGITS_WEIGHTS or pass a path (default Weights/mnist-cnn.safetensors)")
-        }
-        try self.init(model: try ModelFile.load(path: path), threshold: threshold)
+        try self.init(model: try ModelFile.load(path: weightsPath ?? Self.defaultWeightsPath()), threshold: threshold)
     }
 
     public init(model: ModelFile, threshold: Float = 0.9, raster: RasterOptions? = nil) throws {

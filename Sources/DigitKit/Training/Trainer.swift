@@ -1,9 +1,10 @@
+import DigitKernels
 import Foundation
 
 /// Everything that determines a training run. Two runs with the same options and data give the
 /// same weights bit for bit (whatever the thread count: work is split into fixed chunks).
-public struct TrainingOptions: Sendable, Equatable {
-    public var architecture: [ArchitectureLayer] = Architecture.standard
+public struct TrainingOptions: Sendable {
+    public var architecture: [any Layer] = Architecture.standard()
     public var epochs = 20
     public var batchSize = 128
     /// Peak learning rate of SGD with Nesterov momentum.
@@ -65,7 +66,7 @@ public struct EpochSummary: Sendable {
 
 /// The outcome of training: the inference description and tensors, ready for `ModelFile`.
 public struct TrainedModel: Sendable {
-    public var layers: [LayerSpec]
+    public var layers: [any Layer]
     public var tensors: [String: TensorData]
     public var inputMean: Float, inputStd: Float
     public var history: [EpochSummary]
@@ -86,16 +87,19 @@ public final class Trainer {
     private let dLogits: FloatBuffer
     private let labels: UnsafeMutablePointer<Int>
 
-    public init(options: TrainingOptions, train: any SampleSource, validation: any SampleSource) {
+    public init(options: TrainingOptions, train: any SampleSource, validation: any SampleSource) throws {
         self.options = options
         self.train = train
         self.validation = validation
-        network = TrainingNetwork(architecture: options.architecture, capacity: options.batchSize, seed: options.seed)
+        network = try TrainingNetwork(architecture: options.architecture, capacity: options.batchSize, seed: options.seed)
         velocity = network.parameters.map { FloatBuffer(count: $0.count) }
         input = FloatBuffer(count: options.batchSize * 784)
-        dLogits = FloatBuffer(count: options.batchSize * 10)
+        dLogits = FloatBuffer(count: options.batchSize * network.outputs)
         labels = .allocate(capacity: options.batchSize)
     }
+
+    /// Outputs of the network (10 digits, or 11 with a "not a digit" class).
+    public var outputs: Int { network.outputs }
 
     deinit { labels.deallocate() }
 
@@ -165,7 +169,8 @@ public final class Trainer {
         // Epochs done by an earlier, interrupted run count too: `seconds` is the training's wall time,
         // not this process's.
         let earlierSeconds = history.prefix(firstEpoch).reduce(0) { $0 + $1.seconds }
-        return TrainedModel(layers: network.layerSpecs, tensors: network.exportTensors(), inputMean: options.inputMean,
+        return TrainedModel(layers: network.architecture.filter { type(of: $0).typeName != nil }, tensors: network.exportTensors(),
+                            inputMean: options.inputMean,
                             inputStd: options.inputStd, history: history,
                             seconds: earlierSeconds + Date().timeIntervalSince(start),
                             parameterCount: parameterCount, multiplyAdds: multiplyAdds)
@@ -184,57 +189,54 @@ public final class Trainer {
 
     /// Mean loss and the number of correct predictions; writes dLoss/dLogits into `dLogits`.
     /// A sample labelled `NonDigitSamples.label` (-1) is trained toward the uniform distribution
-    /// (cross-entropy to 1/10 for every class) and is not counted in the accuracy.
+    /// over the ten digits (outlier exposure) and is not counted in the accuracy.
     private func softmaxCrossEntropy(_ logits: FloatBuffer, count n: Int) -> (Float, Int) {
         var loss: Float = 0
         var correct = 0
+        let classes = network.outputs
         for k in 0..<n {
-            let z = logits.pointer + k * 10, d = dLogits.pointer + k * 10
-            softmax(z, count: 10, into: d)
+            let z = logits.pointer + k * classes, d = dLogits.pointer + k * classes
+            softmax(z, count: classes, into: d)
             let label = labels[k]
             if label < 0 {
-                for c in 0..<10 {
-                    loss -= 0.1 * log(max(d[c], 1e-30))
-                    d[c] = (d[c] - 0.1) / Float(n)
+                for c in 0..<classes {
+                    let target: Float = c < 10 ? 0.1 : 0
+                    if target > 0 { loss -= target * log(max(d[c], 1e-30)) }
+                    d[c] = (d[c] - target) / Float(n)
                 }
                 continue
             }
             var best = 0
-            for c in 1..<10 where z[c] > z[best] { best = c }
+            for c in 1..<classes where z[c] > z[best] { best = c }
             if best == label { correct += 1 }
             loss -= log(max(d[label], 1e-30))
             d[label] -= 1
-            for c in 0..<10 { d[c] /= Float(n) }
+            for c in 0..<classes { d[c] /= Float(n) }
         }
         return (loss / Float(n), correct)
     }
 
     /// SGD with Nesterov momentum: v ← μv + g; w ← w − lr (g + μv), with g including L2 decay.
     private func step(learningRate lr: Float) {
-        let mu = options.momentum, wd = options.weightDecay
         for (p, v) in zip(network.parameters, velocity) {
-            let w = p.value.pointer, g = p.grad.pointer, vel = v.pointer
-            let decay = p.decays ? wd : 0
-            for i in 0..<p.count {
-                let gi = g[i] + decay * w[i]
-                vel[i] = mu * vel[i] + gi
-                w[i] -= lr * (gi + mu * vel[i])
-            }
+            dk_sgd_nesterov(p.value.pointer, p.grad.pointer, v.pointer, p.count, lr, options.momentum,
+                            p.decays ? options.weightDecay : 0)
         }
     }
 
     /// Loss and accuracy on the validation images through the inference network, exactly as it
     /// will be shipped (batch norm folded).
     func evaluateValidation() throws -> (Float, Float) {
-        let net = try InferenceNetwork(layers: network.layerSpecs, tensors: network.exportTensors(),
-                                       inputMean: options.inputMean, inputStd: options.inputStd)
+        let net = try InferenceNetwork(layers: network.architecture, tensors: network.exportTensors(),
+                                       inputMean: options.inputMean, inputStd: options.inputStd, outputs: network.outputs)
         let count = validation.count
         var pixels = [Float](repeating: 0, count: count * 784)
         var rng = SplitMix64(seed: 0)
         pixels.withUnsafeMutableBufferPointer { p in
             for i in 0..<count { validation.render(i, augment: false, rng: &rng, into: p.baseAddress! + i * 784) }
         }
-        var logits = [Float](repeating: 0, count: count * 10)
+        let classes = network.outputs
+        var logits = [Float](repeating: 0, count: count * classes)
         pixels.withUnsafeBufferPointer { p in
             logits.withUnsafeMutableBufferPointer { l in
                 net.logits(pixels: p.baseAddress!, count: count, into: l.baseAddress!, threads: options.threads)
@@ -242,9 +244,11 @@ public final class Trainer {
         }
         var loss: Double = 0
         var correct = 0
-        var prob = [Float](repeating: 0, count: 10)
+        var prob = [Float](repeating: 0, count: classes)
         for i in 0..<count {
-            logits.withUnsafeBufferPointer { l in prob.withUnsafeMutableBufferPointer { softmax(l.baseAddress! + i * 10, count: 10, into: $0.baseAddress!) } }
+            logits.withUnsafeBufferPointer { l in
+                prob.withUnsafeMutableBufferPointer { softmax(l.baseAddress! + i * classes, count: classes, into: $0.baseAddress!) }
+            }
             let label = validation.label(i)
             loss -= Double(log(max(prob[label], 1e-30)))
             if prob.indices.max(by: { prob[$0] < prob[$1] }) == label { correct += 1 }

@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 
 /// `digitpad`'s command line.

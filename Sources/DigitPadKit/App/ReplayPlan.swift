@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 
 /// One pointer event of a replay, in canvas units (0…1 across the canvas, y downward).

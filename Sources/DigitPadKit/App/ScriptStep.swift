@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 
 /// A key for scripts: a letter, a digit or a named key, with optional Ctrl and Shift.

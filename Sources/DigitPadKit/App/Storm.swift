@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 
 /// One event of a random storm, in window coordinates (mouse) or touch-normalized ones

@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 
 /// Reads back 8-bit PNGs (gray, RGB, RGBA; no interlace) whose zlib stream uses stored or

@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 
 /// A small PNG writer for screenshots: 8-bit RGB (colour type 2; DigitKit's `ImageIO` writes

@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 
 /// The drawing on the canvas, independent of the window size: points are stored in

@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 import Foundation
 
@@ -45,7 +46,7 @@ struct BenchCommand: CLICommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         let json = args.flag("--json")
         let quick = args.flag("--quick")
-        let weights = try args.option("--weights") ?? Locations.defaultWeights()
+        let weightsOption = try args.option("--weights")
         let data = try args.option("--data") ?? Locations.mnistDirectory()
         let drawings = try args.option("--drawings") ?? Locations.strokeFixtures()
         let runs = try args.int("--runs", default: 7, range: 1...1000)
@@ -54,9 +55,7 @@ struct BenchCommand: CLICommand {
         let logitsPath = try args.option("--logits")
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
 
-        guard let weights else {
-            throw DigitError(.io, "no weight file: pass --weights FILE or set DIGITS_WEIGHTS (default Weights/mnist-cnn.safetensors)")
-        }
+        let weights = try weightsOption ?? DigitRecognizer.defaultWeightsPath()
         guard let data else { throw DigitError(.io, "MNIST not found: pass --data DIR, set MNIST_DIR, or run scripts/fetch-mnist") }
         if let logitsPath {
             let model = try ModelFile.load(path: weights)

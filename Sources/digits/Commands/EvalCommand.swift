@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 import Foundation
 
@@ -44,8 +45,8 @@ struct EvalCommand: CLICommand {
         let dataDir = try args.option("--data")
         let split = try args.option("--split") ?? "test"
         let imagesPath = try args.option("--images"), labelsPath = try args.option("--labels")
-        let writers = try parseWriters(try args.option("--writers"), "--writers")
-        let excluded = try parseWriters(try args.option("--exclude-writers"), "--exclude-writers")
+        let writers = try Writers.parse(try args.option("--writers"), "--writers")
+        let excluded = try Writers.parse(try args.option("--exclude-writers"), "--exclude-writers")
         let temperature = try args.float("--temperature", range: 0.01...100)
         let overrides = try RasterOverrides(&args)
         let rest = try args.positionals()
@@ -102,19 +103,6 @@ struct EvalCommand: CLICommand {
         return unreadable ? ExitCode.badInput : ExitCode.ok
     }
 
-    static func parseWriters(_ text: String?, _ name: String) throws -> Set<Int>? {
-        guard let text else { return nil }
-        var set = Set<Int>()
-        for part in text.split(separator: ",") {
-            // Writers are non-negative, so "-" only separates the ends of a range.
-            let bounds = part.split(separator: "-", omittingEmptySubsequences: false).map { UInt32($0.trimmingCharacters(in: .whitespaces)) }
-            if bounds.count == 1, let v = bounds[0] { set.insert(Int(v)) }
-            else if bounds.count == 2, let a = bounds[0], let b = bounds[1], a <= b, b - a < 100_000 { set.formUnion(Int(a)...Int(b)) }
-            else { throw DigitError(.usage, "\(name) takes numbers and ranges like 1,4,10-12, got '\(text)'") }
-        }
-        return set
-    }
-
     static func writePredictions(_ path: String, probabilities: [Float], labels: [Int]) throws {
         var text = "index\tlabel\tpredicted\tconfidence\n"
         text.reserveCapacity(labels.count * 24)
@@ -127,10 +115,3 @@ struct EvalCommand: CLICommand {
     }
 }
 
-/// Loads the weight file named by `--weights`, or the default one.
-func loadModel(_ path: String?) throws -> ModelFile {
-    guard let path = path ?? Locations.defaultWeights() else {
-        throw DigitError(.io, "no weight file: pass --weights FILE or set DIGITS_WEIGHTS (default Weights/mnist-cnn.safetensors)")
-    }
-    return try ModelFile.load(path: path)
-}

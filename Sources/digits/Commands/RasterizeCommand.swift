@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 import Foundation
 
@@ -42,7 +43,7 @@ struct RasterizeCommand: CLICommand {
         guard out != nil || ascii else { throw DigitError(.usage, "nothing to do: give --out IMAGE.png|IMAGE.pgm or --ascii") }
         // Without --weights, the shipped file's pen if it is there, else the default pen.
         let base = try weights.map { try ModelFile.load(path: $0).rasterOptions }
-            ?? Locations.defaultWeights().flatMap { try? ModelFile.load(path: $0).rasterOptions } ?? RasterOptions()
+            ?? (try? DigitRecognizer.defaultWeightsPath()).flatMap { try? ModelFile.load(path: $0).rasterOptions } ?? RasterOptions()
         let options = overrides.applied(to: base)
         let format = out.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }
         if let format, format != "png", format != "pgm" {

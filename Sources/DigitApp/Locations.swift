@@ -1,0 +1,48 @@
+import DigitKit
+import Foundation
+
+/// Finds the data the programs need when the user does not name it: an environment variable, else
+/// the project's `Fixtures/` (filled by scripts/fetch-mnist and scripts/fetch-pendigits), else the
+/// shared data folder `../shared/data` beside the project.
+public enum Locations {
+    /// MNIST: `$MNIST_DIR`, else `Fixtures/mnist`, else `../shared/data/mnist`.
+    public static func mnistDirectory() -> String? {
+        if let env = ProcessInfo.processInfo.environment["MNIST_DIR"], !env.isEmpty { return env }
+        if let file = firstExisting(relative: "Fixtures/mnist/t10k-labels-idx1-ubyte")
+            ?? firstExisting(relative: "../shared/data/mnist/t10k-labels-idx1-ubyte.gz") {
+            return (file as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    /// The pendigits UNIPEN file: `$PENDIGITS_FILE`, `Fixtures/pendigits/`, `../shared/data/pendigits/`.
+    public static func pendigitsFile() -> String? {
+        if let env = ProcessInfo.processInfo.environment["PENDIGITS_FILE"], !env.isEmpty { return env }
+        return firstExisting(relative: "Fixtures/pendigits/pendigits-orig.tra")
+            ?? firstExisting(relative: "../shared/data/pendigits/pendigits-orig.tra")
+    }
+
+    /// A file of the project (`Fixtures/hershey/…`) found from the working directory or the
+    /// executable's build folder, or nil.
+    public static func projectFile(_ relative: String) -> String? { firstExisting(relative: relative) }
+
+    /// `relative` under the working directory or one of the four folders above the executable
+    /// (`.build/release/digits` sits three levels below the project).
+    static func firstExisting(relative: String) -> String? {
+        let fm = FileManager.default
+        var bases = [fm.currentDirectoryPath]
+        var up = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 { bases.append(up.path); up.deleteLastPathComponent() }
+        for base in bases {
+            let path = (base as NSString).appendingPathComponent(relative)
+            if fm.fileExists(atPath: path) { return (path as NSString).standardizingPath }
+        }
+        return nil
+    }
+}
+
+/// Loads the weight file named on the command line (`--weights`), else the default one
+/// (`$DIGITS_WEIGHTS`, else the shipped weights).
+public func loadModel(_ path: String?) throws -> ModelFile {
+    try ModelFile.load(path: path ?? DigitRecognizer.defaultWeightsPath())
+}

@@ -1,0 +1,18 @@
+/// JSON text for writers that must produce exact, deterministic bytes.
+public enum JSONText {
+    /// A JSON string literal for `s`: quotes, backslashes and control characters escaped.
+    public static func quote(_ s: String) -> String {
+        var out = ""
+        JSONValue.writeString(s, to: &out)
+        return out
+    }
+
+    /// Shortest text that reads back as the same Float (`Float.description`), integers without `.0`.
+    public static func number(_ v: Float) -> String {
+        if v == v.rounded(), abs(v) < 1e7 { return String(Int(v)) }
+        return "\(v)"
+    }
+
+    /// A finite number as JSON text (integers without `.0`); non-finite values print as `null`.
+    public static func number(_ v: Double) -> String { JSONValue.format(v) }
+}

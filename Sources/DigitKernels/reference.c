@@ -1,0 +1,223 @@
+// The reference kernels (the contracts of the fast ones, in the simplest loops) and the kernels
+// that need only one copy. Products are rounded before they are added, as in Swift, on every
+// architecture.
+#include <math.h>
+#include <string.h>
+#include "DigitKernels.h"
+
+#pragma clang fp contract(off)
+
+void dk_ref_conv_forward(dk_conv_geometry g, const float *input, const float *weights, const float *bias,
+                         float *output, long out_row_stride, int relu) {
+    const long taps = g.kernel * g.in_channels, row_stride = g.padded_width * g.in_channels;
+    for (long y = 0; y < g.out_height; y++)
+        for (long x = 0; x < g.out_width; x++)
+            for (long co = 0; co < g.out_channels; co++) {
+                float s = bias[co];
+                for (long ky = 0; ky < g.kernel; ky++) {
+                    const float *row = input + (y + ky) * row_stride + x * g.in_channels;
+                    const float *w = weights + ky * taps * g.out_channels + co;
+                    for (long j = 0; j < taps; j++) s += row[j] * w[j * g.out_channels];
+                }
+                output[y * out_row_stride + x * g.out_channels + co] = relu && s <= 0 ? 0 : s;
+            }
+}
+
+void dk_ref_conv_weight_grad(dk_conv_geometry g, const float *input, const float *d_output, float *d_weights,
+                             float *d_bias) {
+    const long taps = g.kernel * g.in_channels, cout = g.out_channels, row_stride = g.padded_width * g.in_channels;
+    for (long y = 0; y < g.out_height; y++)
+        for (long x = 0; x < g.out_width; x++) {
+            const float *d = d_output + (y * g.out_width + x) * cout;
+            for (long co = 0; co < cout; co++) d_bias[co] += d[co];
+            for (long ky = 0; ky < g.kernel; ky++) {
+                const float *p = input + (y + ky) * row_stride + x * g.in_channels;
+                for (long j = 0; j < taps; j++) {
+                    float *dw = d_weights + (ky * taps + j) * cout;
+                    for (long co = 0; co < cout; co++) dw[co] += p[j] * d[co];
+                }
+            }
+        }
+}
+
+void dk_ref_linear_forward(const float *x, long in_count, const float *weights, const float *bias, long out_count,
+                           float *output, int relu) {
+    for (long o = 0; o < out_count; o++) {
+        float s = bias[o];
+        for (long i = 0; i < in_count; i++) s += weights[o * in_count + i] * x[i];
+        output[o] = relu && s <= 0 ? 0 : s;
+    }
+}
+
+void dk_ref_max_pool(const float *input, long height, long width, long channels, long kernel, long stride,
+                     float *output) {
+    const long ho = (height - kernel) / stride + 1, wo = (width - kernel) / stride + 1;
+    for (long y = 0; y < ho; y++)
+        for (long x = 0; x < wo; x++) {
+            float *o = output + (y * wo + x) * channels;
+            memcpy(o, input + ((y * stride) * width + x * stride) * channels, (size_t)channels * sizeof(float));
+            for (long ky = 0; ky < kernel; ky++)
+                for (long kx = 0; kx < kernel; kx++) {
+                    if (ky == 0 && kx == 0) continue;
+                    const float *p = input + ((y * stride + ky) * width + x * stride + kx) * channels;
+                    for (long c = 0; c < channels; c++) o[c] = p[c] >= o[c] ? p[c] : o[c];
+                }
+        }
+}
+
+void dk_pad_image(const float *input, long height, long width, long channels, long pad, float *padded) {
+    const long wp = width + 2 * pad, row = width * channels;
+    for (long y = 0; y < height; y++)
+        memcpy(padded + ((y + pad) * wp + pad) * channels, input + y * row, (size_t)row * sizeof(float));
+}
+
+void dk_max_pool_backward(const float *input, const float *output, const float *d_output, long height, long width,
+                          long channels, long kernel, long stride, float *d_input) {
+    const long ho = (height - kernel) / stride + 1, wo = (width - kernel) / stride + 1;
+    for (long y = 0; y < ho; y++)
+        for (long x = 0; x < wo; x++) {
+            const long o = (y * wo + x) * channels;
+            for (long c = 0; c < channels; c++) {
+                const float m = output[o + c];
+                int found = 0;
+                for (long ky = 0; ky < kernel && !found; ky++)
+                    for (long kx = 0; kx < kernel && !found; kx++) {
+                        const long i = ((y * stride + ky) * width + x * stride + kx) * channels + c;
+                        if (input[i] == m) {
+                            d_input[i] += d_output[o + c];
+                            found = 1;
+                        }
+                    }
+            }
+        }
+}
+
+void dk_avg_pool(const float *input, long height, long width, long channels, long kernel, long stride, float *output) {
+    const long ho = (height - kernel) / stride + 1, wo = (width - kernel) / stride + 1;
+    const float scale = 1 / (float)(kernel * kernel);
+    for (long y = 0; y < ho; y++)
+        for (long x = 0; x < wo; x++) {
+            float *o = output + (y * wo + x) * channels;
+            memset(o, 0, (size_t)channels * sizeof(float));
+            for (long ky = 0; ky < kernel; ky++)
+                for (long kx = 0; kx < kernel; kx++) {
+                    const float *p = input + ((y * stride + ky) * width + x * stride + kx) * channels;
+                    for (long c = 0; c < channels; c++) o[c] += p[c];
+                }
+            for (long c = 0; c < channels; c++) o[c] *= scale;
+        }
+}
+
+void dk_softmax(const float *logits, long count, float temperature, float *probabilities) {
+    float m = -INFINITY;
+    for (long i = 0; i < count; i++) {
+        const float v = logits[i] / temperature;
+        m = v >= m ? v : m;
+    }
+    float sum = 0;
+    for (long i = 0; i < count; i++) {
+        const float e = expf(logits[i] / temperature - m);
+        probabilities[i] = e;
+        sum += e;
+    }
+    for (long i = 0; i < count; i++) probabilities[i] /= sum;
+}
+
+void dk_relu(float *x, long count) {
+    for (long i = 0; i < count; i++)
+        if (x[i] <= 0) x[i] = 0;
+}
+
+void dk_relu_backward(float *d, const float *y, long count) {
+    for (long i = 0; i < count; i++)
+        if (y[i] <= 0) d[i] = 0;
+}
+
+void dk_affine(float *x, long pixels, long channels, const float *scale, const float *shift, int relu) {
+    for (long p = 0; p < pixels; p++)
+        for (long c = 0; c < channels; c++) {
+            const float v = x[p * channels + c] * scale[c] + shift[c];
+            x[p * channels + c] = relu && v <= 0 ? 0 : v;
+        }
+}
+
+void dk_channel_sums(const float *a, const float *b, long pixels, long channels, double *sums) {
+    for (long c = 0; c < channels; c++) {
+        float s1 = 0, s2 = 0;
+        for (long i = 0; i < pixels; i++) {
+            const float v = a[i * channels + c];
+            s1 += v;
+            s2 += v * (b ? b[i * channels + c] : v);
+        }
+        sums[c] += s1;
+        sums[channels + c] += s2;
+    }
+}
+
+void dk_batch_norm_forward(const float *x, long pixels, long channels, const float *mean, const float *inv_std,
+                           const float *gamma, const float *beta, float *xhat, float *y) {
+    for (long i = 0; i < pixels; i++)
+        for (long c = 0; c < channels; c++) {
+            const long j = i * channels + c;
+            const float v = (x[j] - mean[c]) * inv_std[c];
+            xhat[j] = v;
+            y[j] = v * gamma[c] + beta[c];
+        }
+}
+
+void dk_batch_norm_backward(const float *dy, const float *xhat, long pixels, long channels, const float *a, float m,
+                            const float *sum_dy, const float *sum_dy_xhat, float *dx) {
+    for (long i = 0; i < pixels; i++)
+        for (long c = 0; c < channels; c++) {
+            const long j = i * channels + c;
+            dx[j] = a[c] * (m * dy[j] - sum_dy[c] - xhat[j] * sum_dy_xhat[c]);
+        }
+}
+
+void dk_add(float *dst, const float *src, long count) {
+    for (long i = 0; i < count; i++) dst[i] += src[i];
+}
+
+void dk_sgd_nesterov(float *w, const float *g, float *v, long count, float lr, float mu, float decay) {
+    for (long i = 0; i < count; i++) {
+        const float gi = g[i] + decay * w[i];
+        v[i] = mu * v[i] + gi;
+        w[i] -= lr * (gi + mu * v[i]);
+    }
+}
+
+int dk_winograd_supports(dk_conv_geometry g) {
+    return g.kernel == 3 && g.in_channels % 16 == 0 && g.out_channels % 16 == 0 && g.out_height >= 2 &&
+           g.out_width >= 2;
+}
+
+long dk_winograd_scratch_floats(dk_conv_geometry g) {
+    const long rows = (g.out_height + 1) / 2, columns = (g.out_width + 1) / 2;
+    return 16 * rows * columns * (g.in_channels + g.out_channels);
+}
+
+void dk_winograd_transform_weights(const float *packed, long cin, long cout, float *u) {
+    const long plane = cin * cout;
+    for (long ci = 0; ci < cin; ci++)
+        for (long co = 0; co < cout; co++) {
+            double w[3][3];
+            for (int ky = 0; ky < 3; ky++)
+                for (int kx = 0; kx < 3; kx++) w[ky][kx] = packed[((ky * 3 + kx) * cin + ci) * cout + co];
+            // Rows of G g (3 values each), then each row times G^T (4 values).
+            double gg[4][3];
+            for (int kx = 0; kx < 3; kx++) {
+                gg[0][kx] = w[0][kx];
+                gg[1][kx] = (w[0][kx] + w[1][kx] + w[2][kx]) / 2;
+                gg[2][kx] = (w[0][kx] - w[1][kx] + w[2][kx]) / 2;
+                gg[3][kx] = w[2][kx];
+            }
+            for (int i = 0; i < 4; i++) {
+                float *base = u + (4 * i * cin + ci) * cout + co;
+                const double r0 = gg[i][0], r1 = gg[i][1], r2 = gg[i][2];
+                base[0] = (float)r0;
+                base[plane] = (float)((r0 + r1 + r2) / 2);
+                base[2 * plane] = (float)((r0 - r1 + r2) / 2);
+                base[3 * plane] = (float)r2;
+            }
+        }
+}

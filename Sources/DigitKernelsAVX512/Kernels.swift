@@ -1,1 +1,0 @@
-../DigitKit/Network/Kernels.swift

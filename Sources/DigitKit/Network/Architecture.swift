@@ -1,0 +1,52 @@
+/// Named networks: lists of layers, trained by `Trainer` and described in the weight file.
+public enum Architecture {
+    /// The compact CNN in the LeNet tradition (LeCun et al. 1998), with batch normalization after
+    /// every convolution (Ioffe & Szegedy 2015) and dropout before the classifier. Deviations from
+    /// LeNet-5: ReLU instead of tanh, max pooling instead of trainable subsampling, four
+    /// convolutions (5×5 then 3×3) instead of two, no C5/F6 fully connected layers.
+    ///
+    ///     conv 1→16 5×5 pad 2, BN, ReLU, maxpool 2   → 16×14×14
+    ///     conv 16→32 3×3 pad 1, BN, ReLU             → 32×14×14
+    ///     conv 32→32 3×3 pad 1, BN, ReLU, maxpool 2  → 32×7×7
+    ///     conv 32→64 3×3 pad 0, BN, ReLU             → 64×5×5
+    ///     flatten, dropout 0.3, linear 1600→classes
+    ///
+    /// About 49,000 parameters and 3.5 million multiply-adds per image.
+    public static func standard(classes: Int = 10) -> [any Layer] { compact(lastChannels: 64, classes: classes) }
+
+    /// `standard` with a wider last convolution (128 channels instead of 64) and so a larger
+    /// classifier, 32→128 3×3 then linear 3200→classes: about 84,000 parameters and 4.0 million
+    /// multiply-adds per image.
+    public static func wide(classes: Int = 10) -> [any Layer] { compact(lastChannels: 128, classes: classes) }
+
+    private static func compact(lastChannels: Int, classes: Int) -> [any Layer] {
+        [
+            Conv2D("conv1", outChannels: 16, kernel: 5, padding: 2), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
+            Conv2D("conv2", outChannels: 32, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(),
+            Conv2D("conv3", outChannels: 32, kernel: 3, padding: 1), BatchNorm2D("bn3"), ReLU(), MaxPool2D(),
+            Conv2D("conv4", outChannels: lastChannels, kernel: 3, padding: 0), BatchNorm2D("bn4"), ReLU(),
+            Flatten(), Dropout(0.3), Linear("fc", outCount: classes),
+        ]
+    }
+
+    /// A small network for tests: trains in seconds.
+    public static func tiny(classes: Int = 10) -> [any Layer] {
+        [
+            Conv2D("conv1", outChannels: 16, kernel: 5, padding: 2), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
+            Conv2D("conv2", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(), MaxPool2D(),
+            Flatten(), Linear("fc", outCount: classes),
+        ]
+    }
+
+    /// The architecture named `name` (`standard`, `wide`, `tiny`), or nil.
+    public static func named(_ name: String, classes: Int = 10) -> [any Layer]? {
+        switch name {
+        case "standard": return standard(classes: classes)
+        case "wide": return wide(classes: classes)
+        case "tiny": return tiny(classes: classes)
+        default: return nil
+        }
+    }
+
+    public static let names = ["standard", "wide", "tiny"]
+}

@@ -1,0 +1,108 @@
+import DigitKernels
+import Foundation
+
+/// Max pooling, no padding (floor mode). Weight file: `maxpool2d` with `kernel` and `stride`
+/// (default: the kernel). Backward routes each gradient to the first input position that held the
+/// maximum, as PyTorch does.
+public struct MaxPool2D: Layer {
+    public static let typeName: String? = "maxpool2d"
+    public var kernel: Int, stride: Int
+
+    public init(kernel: Int = 2, stride: Int? = nil) {
+        self.kernel = kernel
+        self.stride = stride ?? kernel
+    }
+
+    public init(entry: LayerEntry) throws {
+        kernel = try entry.int("kernel", range: 1...16)
+        stride = try entry.int("stride", default: kernel, range: 1...16)
+    }
+
+    public var entryFields: [(key: String, value: String)]? { [("kernel", "\(kernel)"), ("stride", "\(stride)")] }
+    public var description: String { kernel == 2 && stride == 2 ? "maxpool" : "maxpool\(kernel)s\(stride)" }
+
+    public func outputShape(for input: ActivationShape) throws -> ActivationShape {
+        try Pooling.outputShape(input, kernel: kernel, stride: stride)
+    }
+
+    public func inference(input: ActivationShape, tensors: inout TensorReader) throws -> InferenceOp? {
+        MaxPoolInference(layer: self, input: input, output: try outputShape(for: input))
+    }
+
+    public func training(input: ActivationShape, capacity: Int, rng: inout SplitMix64) -> TrainingLayer {
+        MaxPoolTraining(layer: self, input: input, capacity: capacity)
+    }
+}
+
+enum Pooling {
+    static func outputShape(_ input: ActivationShape, kernel: Int, stride: Int) throws -> ActivationShape {
+        guard input.height >= kernel, input.width >= kernel else {
+            throw DigitError(.format, "pool kernel \(kernel) is larger than the input \(input)")
+        }
+        return ActivationShape(height: (input.height - kernel) / stride + 1, width: (input.width - kernel) / stride + 1,
+                               channels: input.channels)
+    }
+}
+
+final class MaxPoolInference: InferenceOp {
+    let layer: MaxPool2D
+    init(layer: MaxPool2D, input: ActivationShape, output: ActivationShape) {
+        self.layer = layer
+        super.init(input: input, output: output)
+    }
+
+    private var is2x2: Bool { layer.kernel == 2 && layer.stride == 2 }
+    override var writesRows: Bool { is2x2 }
+    override var name: String { "maxpool \(layer.kernel)×\(layer.kernel) → \(output)" }
+    override var summary: String { "maxpool2d \(layer.kernel)×\(layer.kernel) s\(layer.stride)" }
+
+    override func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, outputRowStride: Int,
+                      kernels: UnsafePointer<dk_kernels>, scratch: UnsafeMutablePointer<Float>) {
+        let s = self.input
+        if is2x2 {
+            kernels.pointee.max_pool_2x2(input, s.height, s.width, s.channels, output, outputRowStride)
+        } else {
+            dk_ref_max_pool(input, s.height, s.width, s.channels, layer.kernel, layer.stride, output)
+        }
+    }
+}
+
+final class MaxPoolTraining: TrainingLayer {
+    let layer: MaxPool2D
+    private let output: FloatBuffer, dInput: FloatBuffer
+    private var input: FloatBuffer?
+
+    init(layer: MaxPool2D, input: ActivationShape, capacity: Int) {
+        self.layer = layer
+        let out = (try? Pooling.outputShape(input, kernel: layer.kernel, stride: layer.stride)) ?? input
+        output = FloatBuffer(count: capacity * out.count)
+        dInput = FloatBuffer(count: capacity * input.count)
+        super.init(inShape: input, outShape: out, capacity: capacity)
+    }
+
+    override func forward(_ x: FloatBuffer, _ ctx: BatchContext) -> FloatBuffer {
+        input = x
+        let s = inShape, inCount = inShape.count, outCount = outShape.count
+        ctx.parallel { _, images in
+            for n in images {
+                dk_ref_max_pool(x.pointer + n * inCount, s.height, s.width, s.channels, layer.kernel, layer.stride,
+                                output.pointer + n * outCount)
+            }
+        }
+        return output
+    }
+
+    override func backward(_ dy: FloatBuffer, _ ctx: BatchContext, needInputGrad: Bool) -> FloatBuffer? {
+        guard needInputGrad, let x = input else { return nil }
+        let s = inShape, inCount = inShape.count, outCount = outShape.count
+        ctx.parallel { _, images in
+            for n in images {
+                let di = dInput.pointer + n * inCount
+                di.update(repeating: 0, count: inCount)
+                dk_max_pool_backward(x.pointer + n * inCount, output.pointer + n * outCount, dy.pointer + n * outCount,
+                                     s.height, s.width, s.channels, layer.kernel, layer.stride, di)
+            }
+        }
+        return dInput
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// Everything that makes a weight file: the network and optimizer (`options`), which data is
+/// shown and how, calibration and the record written into the file. `shipped` is the recipe of
+/// `Weights/mnist-cnn.safetensors`; `digits train` runs it (or a variant of it built from flags).
+/// The same recipe, data and kernels give the same file bit for bit, whatever the thread count.
+public struct TrainingRecipe: Sendable {
+    /// A name for reports: `shipped`, `quick`, or `custom`.
+    public var name: String
+    /// The architecture's name, for the record (`wide`).
+    public var architectureName: String
+    public var options: TrainingOptions
+    /// MNIST training images held out (the last ones) for validation and the softmax temperature.
+    public var validationCount = 5000
+    /// Use only the first N MNIST training images (quick experiments).
+    public var mnistLimit = 60000
+    /// Distortion of the MNIST images; `clean` is the share shown undistorted.
+    public var augmentation = Augmentation()
+    /// Pen drawings (pendigits or other labelled strokes), rasterized on the fly.
+    public var pen = PenData()
+    /// Synthetic non-digits per epoch (dots, tangles, spirals, zigzags), trained toward "unsure".
+    public var nonDigits = 0
+
+    public struct PenData: Sendable {
+        /// Writers never trained on (kept for measuring); nil: `PendigitsSplit` (every third writer).
+        public var heldOutWriters: Set<Int>?
+        /// How many times each drawing appears per epoch.
+        public var repeats = 2
+        /// The rasterizer's settings, recorded in the weight file for recognition.
+        public var raster = RasterOptions()
+        public init() {}
+
+        public func isHeldOut(_ writer: Int?) -> Bool {
+            heldOutWriters.map { set in writer.map { set.contains($0) } ?? true } ?? PendigitsSplit.isHeldOut(writer)
+        }
+
+        public var heldOutList: String {
+            heldOutWriters.map { $0.sorted().map(String.init).joined(separator: ",") } ?? PendigitsSplit.heldOutList
+        }
+    }
+
+    public init(name: String = "custom", architecture: String = "standard") throws {
+        guard let layers = Architecture.named(architecture) else {
+            throw DigitError(.usage, "unknown architecture '\(architecture)' (\(Architecture.names.joined(separator: ", ")))")
+        }
+        self.name = name
+        architectureName = architecture
+        options = TrainingOptions()
+        options.architecture = layers
+    }
+
+    /// The shipped model (Weights/README.md): the wide network, 40 epochs, half of the MNIST
+    /// images undistorted, the pendigits drawings of 20 of its 30 writers once per epoch with a
+    /// 2.5-pixel pen.
+    public static var shipped: TrainingRecipe {
+        // `try!` is safe: "wide" is a built-in architecture.
+        var r = try! TrainingRecipe(name: "shipped", architecture: "wide")
+        r.options.epochs = 40
+        r.augmentation.clean = 0.5
+        r.pen.repeats = 1
+        r.pen.raster.penWidth = 2.5
+        return r
+    }
+
+    /// The data a recipe trains on, found by the caller.
+    public struct Data {
+        public var mnistDirectory: String
+        /// Labelled drawings (a UNIPEN file, JSON Lines or a folder), or nil for MNIST only.
+        public var strokes: String?
+        public init(mnistDirectory: String, strokes: String? = nil) {
+            self.mnistDirectory = mnistDirectory
+            self.strokes = strokes
+        }
+    }
+
+    /// What `prepare` found: the trainer and what to tell the user before it runs.
+    public struct Run {
+        public let trainer: Trainer
+        /// One line: images, drawings, validation, epochs, batch, threads, parameters.
+        public let description: String
+        let trainSet: MNISTSet, testSet: MNISTSet
+        let validationRange: Range<Int>
+        let dataNote: String
+    }
+
+    /// Loads the data and builds the trainer. Errors name what is missing or inconsistent.
+    public func prepare(_ data: Data, threads: Int) throws -> Run {
+        var options = self.options
+        options.threads = threads
+        let dir = data.mnistDirectory
+        let trainSet = try MNISTSet.load(directory: dir, split: .train)
+        let testSet = try MNISTSet.load(directory: dir, split: .test)
+        let used = min(mnistLimit, trainSet.count)
+        func tooFewImages(_ left: Int) -> DigitError {
+            DigitError(.usage, "--validation \(validationCount) leaves \(left) of the \(used) training images "
+                + "used, fewer than one batch of \(options.batchSize): lower --validation or --batch-size, or raise --limit")
+        }
+        guard used > validationCount else { throw tooFewImages(0) }
+        guard testSet.count > 0 else { throw DigitError(.format, file: dir, "the MNIST test split has no images") }
+        for (set, split) in [(trainSet, "train"), (testSet, "t10k")] where set.images.rows != 28 || set.images.columns != 28 {
+            throw DigitError(.format, file: dir, "the \(split) images are \(set.images.rows)×\(set.images.columns), the network needs 28×28")
+        }
+        let trainRange = 0..<(used - validationCount)
+        let validationRange = (used - validationCount)..<used
+        var sources: [any SampleSource] = [MNISTSamples(trainSet, range: trainRange, augmentation: augmentation)]
+        var note = ""
+        if let path = data.strokes {
+            let strokes = StrokeSamples(records: try DrawingLoader.load(path), raster: pen.raster) { !pen.isHeldOut($0) }
+            guard strokes.count > 0 else { throw DigitError(.format, file: path, "no labelled drawings from training writers") }
+            sources += Array(repeating: strokes, count: pen.repeats)
+            note = "; \(strokes.count) drawings × \(pen.repeats) from \(path) (held-out writers: \(pen.heldOutList))"
+        }
+        if nonDigits > 0 {
+            sources.append(NonDigitSamples(count: nonDigits, seed: options.seed, raster: pen.raster))
+            note += "; \(nonDigits) synthetic non-digits"
+        }
+        options.dataTag = "mnist 0..<\(trainRange.upperBound) val \(validationRange.lowerBound)..<\(validationRange.upperBound)"
+            + (augmentation.clean > 0 ? " clean \(augmentation.clean)" : "") + note
+            + (data.strokes == nil ? "" : " pen \(pen.raster.penWidth) soft \(pen.raster.softness)")
+        guard sources.reduce(0, { $0 + $1.count }) >= options.batchSize else { throw tooFewImages(trainRange.count) }
+        let trainer = try Trainer(options: options, train: sources.count == 1 ? sources[0] : ConcatenatedSamples(sources),
+                                  validation: MNISTSamples(trainSet, range: validationRange))
+        let description = "\(trainRange.count) MNIST images\(note), validation \(validationRange.count), \(options.epochs) epochs, "
+            + "batch \(options.batchSize), \(threads) threads, \(trainer.parameterCount) parameters, "
+            + "\(trainer.multiplyAdds) multiply-adds/image"
+        return Run(trainer: trainer, description: description, trainSet: trainSet, testSet: testSet,
+                   validationRange: validationRange, dataNote: note)
+    }
+
+    /// Trains (resuming from `checkpoint` when it exists and matches), fits the softmax temperature
+    /// on the validation images, measures the MNIST test set once for the record, and returns the
+    /// weight file with its metadata. `record` adds provenance keys (the command line, the build).
+    public func train(_ run: Run, checkpoint: String?, record: [String: String] = [:],
+                      report: (TrainingEvent) -> Void) throws -> ModelFile {
+        let model = try run.trainer.run(checkpoint: checkpoint, report: report)
+        let options = run.trainer.options
+        var file = ModelFile(layers: model.layers, tensors: model.tensors, inputMean: model.inputMean, inputStd: model.inputStd)
+        let network = try file.makeNetwork()
+        let validationLogits = BatchInference.logits(network, pixels: BatchInference.pixels(run.trainSet, range: run.validationRange),
+                                                     threads: options.threads)
+        let temperature = Calibration.fitTemperature(logits: validationLogits,
+                                                     labels: run.validationRange.map { Int(run.trainSet.labels[$0]) })
+        file.temperature = temperature
+        let testLogits = BatchInference.logits(network, pixels: BatchInference.pixels(run.testSet), threads: options.threads)
+        let report = EvaluationReport(probabilities: BatchInference.probabilities(testLogits, temperature: temperature),
+                                      labels: run.testSet.labels.map(Int.init), threshold: 0.9, temperature: temperature)
+        var provenance = [
+            "recipe": name,
+            "seed": String(options.seed),
+            "threads": String(options.threads),
+            "wall_time_seconds": String(format: "%.1f", model.seconds),
+            "test_accuracy": String(format: "%.4f", report.accuracy),
+            "test_coverage_at_0.9": String(format: "%.4f", report.coverage),
+            "test_selective_accuracy_at_0.9": String(format: "%.5f", report.selectiveAccuracy),
+            "validation_accuracy": String(format: "%.4f", model.history.last?.validationAccuracy ?? 0),
+            "training_data": "MNIST train images 0..<\(run.validationRange.lowerBound); validation "
+                + "\(run.validationRange.lowerBound)..<\(run.validationRange.upperBound)" + run.dataNote,
+            "raster_pen_width": "\(pen.raster.penWidth)",
+            "raster_softness": "\(pen.raster.softness)",
+            "options": options.fingerprint,
+            "parameters": String(model.parameterCount),
+            "multiply_adds": String(model.multiplyAdds),
+        ]
+        provenance.merge(record) { _, new in new }
+        file.provenance = provenance
+        return file
+    }
+}

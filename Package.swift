@@ -71,19 +71,25 @@ let package = Package(
             dependencies: ["DigitKit", "DigitApp"]),
 
         // MARK: - Tests
+        // What the test targets share: fixture paths, scratch folders, the one way to run the
+        // executables, and the properties the fuzzers check.
+        .target(
+            name: "DigitTestSupport",
+            dependencies: ["DigitKit"],
+            path: "Tests/DigitTestSupport"),
         .testTarget(
             name: "DigitFormatsTests",
-            dependencies: ["DigitFormats"]),
+            dependencies: ["DigitFormats", "DigitTestSupport"]),
         .testTarget(
             name: "DigitKitTests",
-            dependencies: ["DigitKit", "DigitKernels"]),
+            dependencies: ["DigitKit", "DigitKernels", "DigitTestSupport"]),
         // Runs the `digits` executable; depending on it makes `swift test` build it first.
         .testTarget(
             name: "DigitAppTests",
-            dependencies: ["DigitApp", "DigitKit", "digits"]),
+            dependencies: ["DigitApp", "DigitKit", "digits", "DigitTestSupport"]),
         .testTarget(
             name: "DigitPadKitTests",
-            dependencies: ["DigitPadKit"]),
+            dependencies: ["DigitPadKit", "DigitTestSupport"]),
     ]
 )
 
@@ -106,6 +112,6 @@ if withSDL {
         // `swift test` build it first.
         .testTarget(
             name: "DigitPadTests",
-            dependencies: ["DigitPad", "DigitPadKit", "DigitKit"]),
+            dependencies: ["DigitPad", "DigitPadKit", "DigitKit", "DigitTestSupport"]),
     ]
 }

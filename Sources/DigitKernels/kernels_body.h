@@ -545,8 +545,8 @@ static float madd_peak(long iterations, float scale) {
     UNROLL for (int k = 0; k < 16; k++) a[k] = 1;
     for (long n = 0; n < iterations; n++)
         UNROLL for (int k = 0; k < 16; k++) a[k] = madd(c, a[k], m);
-    v16 s = 0;
-    UNROLL for (int k = 0; k < 16; k++) s += a[k];
+    const v16 s = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])) + ((a[8] + a[9]) + (a[10] + a[11])) +
+                  ((a[12] + a[13]) + (a[14] + a[15]));
     return sum16(s);
 }
 

@@ -1,4 +1,6 @@
+@testable import DigitApp
 @testable import DigitKit
+import DigitTestSupport
 import XCTest
 
 final class BenchTests: XCTestCase {
@@ -94,8 +96,11 @@ final class BenchTests: XCTestCase {
 
     func testBenchmark_ThroughputCountsImagesOverTime() throws {
         // Pooled to 7×7 first so that the debug build runs it quickly.
-        let layers: [LayerSpec] = [.avgpool2d(kernel: 4, stride: 4), .conv2d(weight: "c.weight", bias: nil, stride: 1, padding: 0), .relu,
-                                   .globalAvgPool, .linear(weight: "fc.weight", bias: nil)]
+        var conv = Conv2D("c", outChannels: 16, kernel: 3, padding: 0)
+        var fc = Linear("fc", outCount: 10)
+        conv.bias = nil
+        fc.bias = nil
+        let layers: [any Layer] = [AvgPool2D(kernel: 4), conv, ReLU(), GlobalAvgPool(), fc]
         let tensors: [String: TensorData] = [
             "c.weight": TensorData(shape: [16, 1, 3, 3], values: (0..<144).map { Float($0 % 7) / 7 - 0.4 }),
             "fc.weight": TensorData(shape: [10, 16], values: (0..<160).map { Float($0 % 5) / 5 }),

@@ -1,5 +1,7 @@
+@testable import DigitApp
 import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// Issue 6 through the real `digits` binary: each class of bad input gives its documented exit
@@ -10,7 +12,7 @@ final class CLIRobustnessTests: XCTestCase {
     private var weights: String!
 
     override func setUpWithError() throws {
-        scratch = try RobustnessFixtures.scratch(self)
+        scratch = try temporaryFolder(self)
         weights = try RobustnessFixtures.writeTinyModel(in: scratch)
     }
 
@@ -20,15 +22,16 @@ final class CLIRobustnessTests: XCTestCase {
         return url.path
     }
 
-    private func digits(_ args: [String], stdin: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> DigitsBinary.Result {
-        try DigitsBinary.run(args, in: scratch, stdin: stdin, file: file, line: line)
+    private func digits(_ args: [String], stdin: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Executable.Result {
+        guard let digits = Executable.digits else { throw Executable.Missing() }
+        return try digits.run(args, in: scratch, stdin: stdin, file: file, line: line)
     }
 
     /// Exit `status` and exactly one stderr line, containing each of `parts`.
-    private func assertOneLineError(_ r: DigitsBinary.Result, status: Int32, _ parts: [String],
+    private func assertOneLineError(_ r: Executable.Result, status: Int32, _ parts: [String],
                                     file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(r.status, status, "stderr: \(r.stderr)", file: file, line: line)
-        XCTAssertEqual(r.errorLines.count, 1, "stderr: \(r.stderr)", file: file, line: line)
+        XCTAssertEqual(r.stderrLines.count, 1, "stderr: \(r.stderr)", file: file, line: line)
         for part in parts {
             XCTAssertTrue(r.stderr.contains(part), "'\(part)' not in: \(r.stderr)", file: file, line: line)
         }
@@ -69,15 +72,15 @@ final class CLIRobustnessTests: XCTestCase {
         """)
         let r = try digits(["recognize", path, "--weights", weights, "--json"])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.errorLines, [
+        XCTAssertEqual(r.stderrLines, [
             "digits recognize: \(path): line 2: strokes[0][2]: expected a point [x, y], [x, y, t] or {\"x\": …, \"y\": …}, found an array of 1 element",
             "digits recognize: \(path): line 4, column 17 (byte 115): NaN is not a number JSON allows (no NaN or infinities); write a finite number",
             "digits recognize: \(path): line 6, column 20 (byte 220): unexpected end of input inside an array",
         ])
         let answers = r.stdout.split(separator: "\n").map { try? JSONParser.parse(Array($0.utf8)) }
         XCTAssertEqual(answers.count, 2)
-        XCTAssertEqual(answers.map { $0?["index"] }, [.number(0), .number(3)])
-        XCTAssertEqual(answers.map { $0?["label"] }, [.string("1"), .string("4")])
+        XCTAssertEqual(answers.map { $0?["index"] }, [JSONValue.number(0), .number(3)])
+        XCTAssertEqual(answers.map { $0?["label"] }, [JSONValue.string("1"), .string("4")])
     }
 
     func testCLI_EmptyDrawingIsAnAnswerAndOddDrawingsAreAnswered() throws {
@@ -101,7 +104,7 @@ final class CLIRobustnessTests: XCTestCase {
         XCTAssertEqual(json.status, 0)
         let values = json.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
         XCTAssertEqual(values.count, 6)
-        XCTAssertEqual(values.map { $0["empty"] }, [.bool(true), .bool(true), nil, nil, nil, nil])
+        XCTAssertEqual(values.map { $0["empty"] }, [JSONValue.bool(true), .bool(true), nil, nil, nil, nil])
     }
 
     func testCLI_StandardInputIsNamedDashInErrors() throws {
@@ -133,7 +136,7 @@ final class CLIRobustnessTests: XCTestCase {
         let out = scratch.appendingPathComponent("p.jsonl").path
         let r = try digits(["import-unipen", input, "--out", out])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.errorLines.first, "digits import-unipen: \(input): line 4: expected a coordinate line 'x y' of two integers, found '3 x'")
+        XCTAssertEqual(r.stderrLines.first, "digits import-unipen: \(input): line 4: expected a coordinate line 'x y' of two integers, found '3 x'")
         XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), #"{"label":"1","canvas":{"width":500,"height":500},"strokes":[[[5,495],[5,491]]]}"# + "\n")
         let none = try digits(["import-unipen", try write("n.tra", ".COMMENT nothing here\n"), "--out", out])
         assertOneLineError(none, status: 1, ["n.tra: no .SEGMENT DIGIT found: not a UNIPEN digit file"])
@@ -198,11 +201,11 @@ final class CLIRobustnessTests: XCTestCase {
         for (args, message) in cases {
             let r = try digits(args)
             XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
-            XCTAssertEqual(r.errorLines, ["digits \(args[0]): \(message)"], "\(args)")
+            XCTAssertEqual(r.stderrLines, ["digits \(args[0]): \(message)"], "\(args)")
         }
         let unknown = try digits(["recognise", drawing])
         XCTAssertEqual(unknown.status, 2)
-        XCTAssertEqual(unknown.errorLines, ["digits: unknown command 'recognise' (see digits --help)"])
+        XCTAssertEqual(unknown.stderrLines, ["digits: unknown command 'recognise' (see digits --help)"])
     }
 
     func testCLI_HelpDocumentsTheExitCodes() throws {
@@ -233,11 +236,11 @@ final class CLIRobustnessTests: XCTestCase {
         var outcomes: [String: Int] = [:]
         for attempt in 0..<8 {
             if attempt % 2 == 0 { try old.write(to: URL(fileURLWithPath: out)) } else { try? FileManager.default.removeItem(atPath: out) }
-            let started = try DigitsBinary.start(["import-unipen", input, "--out", out], in: scratch)
+            let started = try XCTUnwrap(Executable.digits).start(["import-unipen", input, "--out", out], in: scratch)
             let moment = seconds * (attempt < 3 ? Double(rng.nextFloat()) : 0.7 + 0.4 * Double(rng.nextFloat()))
             usleep(UInt32(moment * 1e6))
-            kill(started.0.processIdentifier, SIGKILL)
-            _ = DigitsBinary.finish(started)
+            kill(started.process.processIdentifier, SIGKILL)
+            _ = Executable.finish(started)
             let now = try? Data(contentsOf: URL(fileURLWithPath: out))
             switch now {
             case nil:
@@ -272,7 +275,7 @@ final class CLIRobustnessTests: XCTestCase {
             try RobustnessFixtures.writeSyntheticMNIST(in: data, split: "train", count: 20, seed: 1)
             try RobustnessFixtures.writeSyntheticMNIST(in: data, split: "t10k", count: 10, seed: 2)
         }
-        return ["train", "--data", data.path, "--arch", "tiny", "--limit", "7", "--validation", "1", "--batch-size", "2",
+        return ["train", "--recipe", "plain", "--data", data.path, "--arch", "tiny", "--limit", "7", "--validation", "1", "--batch-size", "2",
                 "--epochs", "3", "--seed", "11", "--threads", "2", "--out", out, "--checkpoint", checkpoint]
     }
 
@@ -290,7 +293,7 @@ final class CLIRobustnessTests: XCTestCase {
         let folder = Self.referenceFolder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let out = folder.appendingPathComponent("reference.safetensors").path
-        let clean = try DigitsBinary.run(try Self.trainingArgs(folder, out: out, checkpoint: out + ".checkpoint"), in: folder, timeout: 300)
+        let clean = try XCTUnwrap(Executable.digits).run(try Self.trainingArgs(folder, out: out, checkpoint: out + ".checkpoint"), in: folder, timeout: 300)
         XCTAssertEqual(clean.status, 0, clean.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out + ".checkpoint"), "the checkpoint outlived a finished run")
         let tensors = try self.tensors(out)
@@ -316,23 +319,23 @@ final class CLIRobustnessTests: XCTestCase {
         let reference = try referenceTensors()
         let out = scratch.appendingPathComponent("resumed.safetensors").path, checkpoint = out + ".checkpoint"
         let args = try Self.trainingArgs(scratch, out: out, checkpoint: checkpoint)
-        let started = try DigitsBinary.start(args, in: scratch)
+        let started = try XCTUnwrap(Executable.digits).start(args, in: scratch)
         XCTAssertTrue(waitForFile(checkpoint, timeout: 300), "no checkpoint was written")
-        kill(started.0.processIdentifier, signal)
-        let stopped = DigitsBinary.finish(started, timeout: 300)
+        kill(started.process.processIdentifier, signal)
+        let stopped = Executable.finish(started, timeout: 300)
         XCTAssertEqual(stopped.status, expectedStatus, stopped.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out), "an interrupted run wrote weights")
         // Stopped during epoch 2 (or, on a slow machine, 3): the checkpoint holds the epochs before.
         let done = try XCTUnwrap(Int(try SafetensorsFile.read(path: checkpoint).metadata["epochs_done"] ?? ""))
         XCTAssertTrue((1...2).contains(done), "epochs_done \(done)")
         if signal == SIGINT {
-            XCTAssertEqual(stopped.errorLines.last, "digits train: interrupted; \(checkpoint) holds \(done) finished epoch\(done == 1 ? "" : "s"). "
+            XCTAssertEqual(stopped.stderrLines.last, "digits train: interrupted; \(checkpoint) holds \(done) finished epoch\(done == 1 ? "" : "s"). "
                            + "Run the same command again to resume.")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasSuffix(".tmp") }, [],
                        "an interrupted write left a temporary file")
 
-        let resumed = try DigitsBinary.run(args, in: scratch, timeout: 300)
+        let resumed = try XCTUnwrap(Executable.digits).run(args, in: scratch, timeout: 300)
         XCTAssertEqual(resumed.status, 0, resumed.stderr)
         XCTAssertTrue(resumed.stderr.contains("resuming from \(checkpoint) after epoch \(done)"), resumed.stderr)
         XCTAssertEqual(try tensors(out), reference, "resumed weights differ from an uninterrupted run")

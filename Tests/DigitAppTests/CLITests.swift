@@ -1,31 +1,14 @@
+@testable import DigitApp
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// End to end through the real `digits` executable. The test target lists `digits` as a
 /// dependency (Package.swift), so `swift test` builds it first, into the folder that holds the
 /// test bundle; the tests run it as a child process and check exit codes, stdout and stderr.
 final class CLITests: XCTestCase {
-    struct MissingBinary: Error {}
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
-        var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
-    }
-
-    /// `digits` beside the test bundle (`.build/<triple>/<config>/`), else under the repository's `.build/debug`.
-    static let binary: URL? = {
-        var folders: [URL] = []
-        if let exe = Bundle.main.executableURL { folders.append(exe.deletingLastPathComponent()) }
-        folders.append(URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent())
-        folders += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        folders.append(TestPaths.repoRoot.appendingPathComponent(".build/debug"))
-        return folders.map { $0.appendingPathComponent("digits") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    typealias Run = Executable.Result
 
     private var folder: URL!
 
@@ -36,39 +19,8 @@ final class CLITests: XCTestCase {
     /// Runs `digits args…` in the scratch folder with `DIGITS_WEIGHTS` cleared (unless given in `environment`).
     private func digits(_ args: [String], environment: [String: String] = [:], file: StaticString = #filePath,
                         line: UInt = #line) throws -> Run {
-        guard let binary = Self.binary else {
-            XCTFail("the digits executable was not found beside the test bundle: run `swift build` (swift test builds it)",
-                    file: file, line: line)
-            throw MissingBinary()
-        }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = args
-        process.currentDirectoryURL = folder
-        var env = ProcessInfo.processInfo.environment
-        env["DIGITS_WEIGHTS"] = nil
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        // Files, not pipes: a chatty child can never block on a full pipe.
-        let outURL = folder.appendingPathComponent(".stdout-\(UUID().uuidString)")
-        let errURL = folder.appendingPathComponent(".stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        return Run(status: process.terminationStatus,
-                   stdout: try String(contentsOf: outURL, encoding: .utf8),
-                   stderr: try String(contentsOf: errURL, encoding: .utf8))
+        guard let digits = Executable.named("digits", file: file, line: line) else { throw Executable.Missing() }
+        return try digits.run(args, in: folder, environment: environment, file: file, line: line)
     }
 
     /// Writes the small test model (see `SmallModel`) and returns its path.
@@ -207,19 +159,19 @@ final class CLITests: XCTestCase {
             let run = try digits(["bench", "--only", "peak", "--runs", "1", "--json"], environment: ["DIGITS_KERNELS": variant.rawValue])
             XCTAssertEqual(run.status, 0, run.stderr)
             let object = try XCTUnwrap(json(run.stdoutLines.first ?? ""), run.stdout)
-            XCTAssertEqual(object["kernels"] as? String, variant.rawValue)
+            XCTAssertEqual(object["kernels"] as? String, variant.description)
             XCTAssertEqual(object["fast_path"] as? Bool, variant.fusedMultiplyAdd)
         }
-        let version = try digits(["version"], environment: ["DIGITS_KERNELS": "built-in"])
+        let portable = KernelVariant.portable.description
+        let version = try digits(["version"], environment: ["DIGITS_KERNELS": portable])
         XCTAssertEqual(version.status, 0, version.stderr)
-        XCTAssertEqual(version.stdoutLines.count, 3, version.stdout)
-        XCTAssertTrue(version.stdoutLines.first?.hasPrefix("digits ") ?? false, version.stdout)
-        XCTAssertTrue(version.stdoutLines.dropFirst().first?.hasPrefix("build: ") ?? false, version.stdout)
-        XCTAssertTrue(version.stdoutLines.last?.hasPrefix("kernels: built-in (this build and CPU: built-in") ?? false, version.stdout)
+        XCTAssertEqual(version.stdoutLines, ["digits \(DigitKitVersion.string)",
+                                             "kernels: \(portable) (this CPU runs: \(KernelVariant.available.map(\.description).joined(separator: ", ")))"])
         let run = try digits(["bench", "--only", "peak", "--runs", "1", "--json"], environment: ["DIGITS_KERNELS": "sse9"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stderr.contains("DIGITS_KERNELS=sse9 is not one of the kernels"), run.stderr)
-        XCTAssertEqual(try XCTUnwrap(json(run.stdoutLines.first ?? ""))["kernels"] as? String, KernelVariant.available.last?.rawValue)
+        XCTAssertEqual(run.stderrLines.first, "digits: DIGITS_KERNELS=sse9 is not a kernel copy this build and CPU can run; "
+                                              + "using \(KernelVariant.available.last!)")
+        XCTAssertEqual(try XCTUnwrap(json(run.stdoutLines.first ?? ""))["kernels"] as? String, KernelVariant.available.last?.description)
     }
 
     func testEval_PredictionsTSVHasAHeaderAndOneRowPerImage() throws {

@@ -1,5 +1,7 @@
+@testable import DigitApp
 import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// Runs scripts/fetch-mnist and scripts/fetch-pendigits inside a throw-away copy of the repository

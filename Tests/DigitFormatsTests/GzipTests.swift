@@ -1,5 +1,7 @@
-import DigitKit
+import DigitFormats
 import Foundation
+import DigitKit
+import DigitTestSupport
 import XCTest
 
 /// The compressed inputs below were made with Python's zlib and `gzip -n` (see each comment);

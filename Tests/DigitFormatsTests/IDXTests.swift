@@ -1,5 +1,6 @@
-import DigitKit
+import DigitFormats
 import Foundation
+import DigitTestSupport
 import XCTest
 
 final class IDXTests: XCTestCase {

@@ -1,5 +1,7 @@
-@testable import DigitKit
+@testable import DigitFormats
 import Foundation
+import DigitKit
+import DigitTestSupport
 import XCTest
 
 final class JSONParserTests: XCTestCase {
@@ -211,18 +213,6 @@ final class JSONParserTests: XCTestCase {
         XCTAssertTrue(text.contains("\\u0007"))
         XCTAssertEqual(try parse(text), value)
         XCTAssertEqual(JSONValue.array([.number(12), .number(12.5)]).serialized(), "[12,12.5]")
-    }
-
-    func testLayerSpec_MetadataRoundTripsThroughThisParser() throws {
-        // LayerSpec (weight files) reads its `layers` metadata with JSONValue.parse.
-        let layers: [LayerSpec] = [
-            .conv2d(weight: "c1.weight", bias: "c1.bias", stride: 1, padding: 1),
-            .batchnorm2d(weight: "bn.w", bias: "bn.b", runningMean: "bn.m", runningVar: "bn.v", eps: 1e-5),
-            .relu, .maxpool2d(kernel: 2, stride: 2), .globalAvgPool, .flatten,
-            .linear(weight: "fc.weight", bias: nil),
-        ]
-        XCTAssertEqual(try LayerSpec.parseArray(LayerSpec.jsonArray(layers), file: "m.safetensors"), layers)
-        XCTAssertThrowsError(try LayerSpec.parseArray("[{\"type\": \"relu\"},]", file: "m.safetensors"))
     }
 
     func testParse_RandomlyDamagedDrawingsThrowOrDecodeButNeverCrash() throws {

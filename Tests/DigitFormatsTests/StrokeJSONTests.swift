@@ -1,5 +1,7 @@
-@testable import DigitKit
+@testable import DigitFormats
 import Foundation
+import DigitKit
+import DigitTestSupport
 import XCTest
 
 final class StrokeJSONTests: XCTestCase {

@@ -1,5 +1,6 @@
 import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// `EvaluationReport` on hand-made probabilities whose figures are worked out in the comments.

@@ -1,5 +1,6 @@
 import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// Replays the committed fuzz corpus (`Fixtures/fuzz/<target>/`: the seeds and every input that

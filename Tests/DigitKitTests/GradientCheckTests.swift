@@ -1,5 +1,6 @@
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// Every layer's backward pass against central finite differences.
@@ -93,7 +94,7 @@ final class GradientCheckTests: XCTestCase {
                      (ActivationShape(height: 4, width: 9, channels: 16), 32, 3, 1),
                      (ActivationShape(height: 3, width: 3, channels: 2), 3, 1, 0)]
         for (shape, cout, k, pad) in cases {
-            let conv = Conv2DLayer(name: "conv", input: shape, outChannels: cout, kernel: k, padding: pad, capacity: 2, rng: &rng)
+            let conv = ConvTraining(layer: Conv2D("conv", outChannels: cout, kernel: k, padding: pad), input: shape, capacity: 2, rng: &rng)
             for i in 0..<cout { conv.bias.value[i] = rng.uniform(-1, 1) }
             checkLayer(conv, input: rng.floats(2 * shape.count), count: 2)
         }
@@ -102,7 +103,7 @@ final class GradientCheckTests: XCTestCase {
     func testBatchNorm_TrainingModeInputGammaAndBetaGradientsMatchFiniteDifferences() {
         var rng = SplitMix64(seed: 22)
         let shape = ActivationShape(height: 3, width: 2, channels: 5)
-        let bn = BatchNormLayer(name: "bn", shape: shape, capacity: 3)
+        let bn = BatchNormTraining(layer: BatchNorm2D("bn"), shape: shape, capacity: 3)
         for k in 0..<5 { bn.gamma.value[k] = rng.uniform(0.5, 2); bn.beta.value[k] = rng.uniform(-1, 1) }
         // Channels with different means and spreads, so normalization does real work.
         let x = (0..<(3 * shape.count)).map { i in Float(i % 5) - 2 + Float(i % 5 + 1) * rng.uniform(-1, 1) }
@@ -112,7 +113,7 @@ final class GradientCheckTests: XCTestCase {
     func testBatchNorm_EvalModeGradientIsTheFixedAffineMap() {
         var rng = SplitMix64(seed: 23)
         let shape = ActivationShape(height: 2, width: 2, channels: 3)
-        let bn = BatchNormLayer(name: "bn", shape: shape, capacity: 2)
+        let bn = BatchNormTraining(layer: BatchNorm2D("bn"), shape: shape, capacity: 2)
         for k in 0..<3 {
             bn.gamma.value[k] = rng.uniform(0.5, 2)
             bn.runningMean[k] = rng.uniform(-1, 1)
@@ -125,7 +126,7 @@ final class GradientCheckTests: XCTestCase {
         var rng = SplitMix64(seed: 24)
         let shape = ActivationShape(height: 3, width: 3, channels: 4)
         let x = rng.floats(2 * shape.count).map { $0 < 0 ? $0 - 0.1 : $0 + 0.1 }
-        checkLayer(ReLULayer(inShape: shape, outShape: shape, capacity: 2), input: x, count: 2)
+        checkLayer(ReLUTraining(inShape: shape, outShape: shape, capacity: 2), input: x, count: 2)
     }
 
     func testMaxPool_GradientMatchesFiniteDifferencesWithoutTies() {
@@ -135,7 +136,7 @@ final class GradientCheckTests: XCTestCase {
             // Distinct values 0.05 apart, shuffled: no ties, and ±ε never reorders a window.
             var x = (0..<(2 * shape.count)).map { Float($0) * 0.05 - 2 }
             for i in stride(from: x.count - 1, to: 0, by: -1) { x.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
-            checkLayer(MaxPoolLayer(input: shape, kernel: k, stride: s, capacity: 2), input: x, count: 2)
+            checkLayer(MaxPoolTraining(layer: MaxPool2D(kernel: k, stride: s), input: shape, capacity: 2), input: x, count: 2)
         }
     }
 
@@ -143,14 +144,14 @@ final class GradientCheckTests: XCTestCase {
         var rng = SplitMix64(seed: 26)
         let shape = ActivationShape(height: 1, width: 1, channels: 50)
         // The mask depends only on the step seed and the image: every forward pass draws the same one.
-        checkLayer(DropoutLayer(shape: shape, rate: 0.4, capacity: 3), input: rng.floats(3 * 50), count: 3,
+        checkLayer(DropoutTraining(shape: shape, rate: 0.4, capacity: 3), input: rng.floats(3 * 50), count: 3,
                    ctx: context(3, training: true, seed: 77))
     }
 
     func testLinear_InputWeightAndBiasGradientsMatchFiniteDifferences() {
         var rng = SplitMix64(seed: 27)
         let shape = ActivationShape(height: 2, width: 3, channels: 4)
-        let fc = LinearLayer(name: "fc", input: shape, outCount: 10, capacity: 3, rng: &rng)
+        let fc = LinearTraining(layer: Linear("fc", outCount: 10), input: shape, capacity: 3, rng: &rng)
         checkLayer(fc, input: rng.floats(3 * shape.count), count: 3)
         // The padding columns 10…15 of the transposed weight get no gradient (they must stay zero).
         for i in 0..<shape.count { for o in 10..<16 { XCTAssertEqual(fc.weight.grad[i * 16 + o], 0) } }
@@ -189,13 +190,13 @@ final class GradientCheckTests: XCTestCase {
         var seen = SwitchingPattern()
         for layer in net.layers {
             let s = layer.inShape, o = layer.outShape
-            if layer is ReLULayer {
+            if layer is ReLUTraining {
                 let open = frozen?.open[seen.open.count] ?? (0..<(ctx.count * s.count)).map { a[$0] > 0 }
                 seen.open.append(open)
                 let out = FloatBuffer(count: ctx.count * s.count)
                 for i in 0..<out.count where open[i] { out[i] = a[i] }
                 a = out
-            } else if let pool = layer as? MaxPoolLayer {
+            } else if let pool = (layer as? MaxPoolTraining)?.layer {
                 var winners = frozen?.winners[seen.winners.count] ?? []
                 if frozen == nil {
                     for n in 0..<ctx.count { for y in 0..<o.height { for xo in 0..<o.width { for c in 0..<s.channels {
@@ -225,8 +226,8 @@ final class GradientCheckTests: XCTestCase {
     /// point (checked to give the same logits there), which leaves batch norm and cross-entropy as
     /// the only non-linear, smooth parts. ε = 10⁻²; tolerance 5·10⁻⁴ + 10⁻²·|numeric| (Float noise
     /// of the loss ≈ 10⁻⁶ over 2ε, plus O(ε²) curvature of batch norm).
-    private func checkNetwork(_ architecture: [ArchitectureLayer], seed: UInt64, file: StaticString = #filePath, line: UInt = #line) {
-        let net = TrainingNetwork(architecture: architecture, capacity: 3, seed: seed)
+    private func checkNetwork(_ architecture: [any Layer], seed: UInt64, file: StaticString = #filePath, line: UInt = #line) throws {
+        let net = try TrainingNetwork(architecture: architecture, capacity: 3, seed: seed)
         var rng = SplitMix64(seed: seed ^ 0xABC)
         let x = (0..<(3 * 784)).map { _ in rng.normal() }   // continuous values: no pooling ties
         let labels = [3, 7, 1]
@@ -261,14 +262,14 @@ final class GradientCheckTests: XCTestCase {
         }
     }
 
-    func testTinyNetwork_EveryParameterGradientMatchesFiniteDifferencesOfCrossEntropy() {
-        checkNetwork(Architecture.tiny, seed: 31)
+    func testTinyNetwork_EveryParameterGradientMatchesFiniteDifferencesOfCrossEntropy() throws {
+        try checkNetwork(Architecture.tiny(), seed: 31)
     }
 
-    func testNetworkWithDropoutAfterPooling_EveryParameterGradientMatchesFiniteDifferences() {
+    func testNetworkWithDropoutAfterPooling_EveryParameterGradientMatchesFiniteDifferences() throws {
         // Dropout right after max pooling (flatten between): the pool's backward must still find its maxima.
-        checkNetwork([.conv(outChannels: 16, kernel: 3, padding: 1), .batchNorm, .relu, .maxPool,
-                      .flatten, .dropout(0.3), .linear(outCount: 10)], seed: 32)
+        try checkNetwork([Conv2D("conv1", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
+                          Flatten(), Dropout(0.3), Linear("fc", outCount: 10)], seed: 32)
     }
 
     /// The trainer's own loss and update: one SGD step with momentum 0, no weight decay and a
@@ -278,7 +279,7 @@ final class GradientCheckTests: XCTestCase {
         var rng = SplitMix64(seed: 33)
         let samples = ArraySamples(pixels: (0..<(3 * 784)).map { _ in rng.nextFloat() }, labels: [2, 9, 4])
         var options = TrainingOptions()
-        options.architecture = Architecture.tiny
+        options.architecture = Architecture.tiny()
         options.epochs = 1
         options.batchSize = 3
         options.learningRate = 0.5
@@ -289,11 +290,11 @@ final class GradientCheckTests: XCTestCase {
         options.augment = false
         options.threads = 1
         options.seed = 8
-        let trainer = Trainer(options: options, train: samples, validation: samples)
+        let trainer = try Trainer(options: options, train: samples, validation: samples)
         let before = trainer.network.parameters.map(\.value.array)
 
         // The same start (same seed) and batch: the trainer sees the images in its shuffled order.
-        let net = TrainingNetwork(architecture: options.architecture, capacity: 3, seed: options.seed)
+        let net = try TrainingNetwork(architecture: options.architecture, capacity: 3, seed: options.seed)
         let order = trainer.permutation(epoch: 0)
         var x = [Float](), labels = [Int]()
         for i in order {

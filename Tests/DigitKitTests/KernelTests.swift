@@ -1,5 +1,6 @@
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// The fast kernels against their plain references on random data with awkward sizes.
@@ -168,20 +169,25 @@ final class KernelTests: XCTestCase {
         }
     }
 
-    /// One 16-output group of the linear weight gradient, `dW[i, j] += x[i] dy[j]`, in every copy.
-    func testLinearWeightGradGroup_AddsTheOuterProduct() {
+    /// The linear backward for one image: `dW[i, o] += x[i] dy[o]` and `dx[i] = Σ_o W[i, o] dy[o]`, in every copy.
+    func testLinearBackward_AddsTheOuterProductAndGivesTheInputGradient() {
         var rng = SplitMix64(seed: 21)
-        let inCount = 37, stride = 48
-        let x = rng.floats(inCount), start = rng.floats(inCount * stride)
-        let dy = SIMD16<Float>(rng.floats(16))
-        for variant in KernelVariant.available {
-            var dW = start
-            dW.withUnsafeMutableBufferPointer { Kernel.linearWeightGradGroup($0.baseAddress! + 16, stride: stride, x: x, inCount: inCount,
-                                                                            dy: dy, variant: variant) }
-            for i in 0..<inCount {
-                for j in 0..<stride {
-                    let expected = (16..<32).contains(j) ? start[i * stride + j] + x[i] * dy[j - 16] : start[i * stride + j]
-                    XCTAssertEqual(dW[i * stride + j], expected, accuracy: 1e-6, "\(variant) [\(i), \(j)]")
+        for (inCount, outCount) in [(37, 10), (5, 16), (19, 33)] {
+            let outPadded = (outCount + 15) / 16 * 16
+            let x = rng.floats(inCount), dy = rng.floats(outCount)
+            var wT = rng.floats(inCount * outPadded)
+            for i in 0..<inCount { for o in outCount..<outPadded { wT[i * outPadded + o] = 0 } }
+            let start = rng.floats(inCount * outPadded)
+            for variant in KernelVariant.available {
+                var dW = start, dx = [Float](repeating: .nan, count: inCount)
+                Kernel.linearBackward(x, weightsT: wT, dy: dy, outPadded: outPadded, dWeightsT: &dW, dInput: &dx, variant: variant)
+                for i in 0..<inCount {
+                    for o in 0..<outPadded {
+                        let expected = o < outCount ? start[i * outPadded + o] + x[i] * dy[o] : start[i * outPadded + o]
+                        XCTAssertEqual(dW[i * outPadded + o], expected, accuracy: 1e-6, "\(variant) dW[\(i), \(o)]")
+                    }
+                    let gradient = (0..<outCount).reduce(0.0) { $0 + Double(wT[i * outPadded + $1]) * Double(dy[$1]) }
+                    XCTAssertEqual(Double(dx[i]), gradient, accuracy: 1e-5, "\(variant) dx[\(i)]")
                 }
             }
         }

@@ -1,43 +1,41 @@
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// The choice of compiled kernel copy at run time (`KernelVariant`), and the shipped network run
 /// through every copy this machine has.
 final class KernelVariantTests: XCTestCase {
-    func testCPUFlags_ReadFromTheFirstProcessor() {
-        let x86 = "processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: fpu sse2 avx avx2 fma\n\nprocessor\t: 1\nflags\t\t: other\n"
-        XCTAssertEqual(KernelVariant.cpuFlags(x86), ["fpu", "sse2", "avx", "avx2", "fma"])
-        XCTAssertEqual(KernelVariant.cpuFlags("processor\t: 0\nFeatures\t: fp asimd evtstrm\n"), ["fp", "asimd", "evtstrm"])
-        XCTAssertEqual(KernelVariant.cpuFlags("garbage"), [])
-        XCTAssertEqual(KernelVariant.cpuFlags(nil), [])
+    /// The flags of the first processor in /proc/cpuinfo.
+    private func cpuFlags() -> Set<String> {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return [] }
+        for line in text.split(separator: "\n") where line.hasPrefix("flags") {
+            return Set(line.split(separator: ":", maxSplits: 1).last?.split(separator: " ").map(String.init) ?? [])
+        }
+        return []
     }
 
-    func testRuns_EachCopyNeedsEveryFeatureItsTargetMayUse() {
-        let haswell: Set<String> = ["avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "popcnt", "abm"]
-        let avx512 = haswell.union(["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"])
-        XCTAssertTrue(KernelVariant.builtIn.runs(onCPUWith: []))
-        XCTAssertTrue(KernelVariant.avx2.runs(onCPUWith: haswell))
-        XCTAssertFalse(KernelVariant.avx512.runs(onCPUWith: haswell))
-        XCTAssertTrue(KernelVariant.avx512.runs(onCPUWith: avx512))
-        // Any one missing feature rules a copy out (an AVX2 CPU without FMA, AVX-512 without VL).
-        for flag in haswell { XCTAssertFalse(KernelVariant.avx2.runs(onCPUWith: haswell.subtracting([flag])), flag) }
-        XCTAssertFalse(KernelVariant.avx512.runs(onCPUWith: avx512.subtracting(["avx512vl"])))
-        XCTAssertFalse(KernelVariant.avx512.runs(onCPUWith: avx512.subtracting(["fma"])))
+    /// The run-time check (CPUID and XGETBV, in C) agrees with what the kernel reports in /proc/cpuinfo.
+    func testAvailable_MatchesTheCPUFlagsTheOperatingSystemReports() {
+        #if arch(x86_64)
+        let flags = cpuFlags()
+        XCTAssertFalse(flags.isEmpty, "/proc/cpuinfo has no flags line")
+        let avx2 = ["avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "popcnt"].allSatisfy(flags.contains)
+        let avx512 = avx2 && ["avx512f", "avx512bw", "avx512dq", "avx512vl"].allSatisfy(flags.contains)
+        XCTAssertEqual(KernelVariant.avx2.kernels != nil, avx2)
+        XCTAssertEqual(KernelVariant.avx512.kernels != nil, avx512)
+        print("kernel copies on this CPU: \(KernelVariant.available.map(\.description))")
+        #endif
+        XCTAssertNotNil(KernelVariant.portable.kernels, "the portable copy runs everywhere")
     }
 
     func testActive_IsTheBestAvailableCopy() {
-        XCTAssertEqual(KernelVariant.available.first, .builtIn)
-        XCTAssertTrue(KernelVariant.available.allSatisfy { KernelVariant.compiled.contains($0) })
+        XCTAssertEqual(KernelVariant.available.first, .portable)
         if ProcessInfo.processInfo.environment["DIGITS_KERNELS"] == nil {
             XCTAssertEqual(KernelVariant.active, KernelVariant.available.last)
         }
-        #if DIGITS_KERNEL_VARIANTS
-        XCTAssertEqual(KernelVariant.compiled, [.builtIn, .avx2, .avx512])
-        #else
-        XCTAssertEqual(KernelVariant.compiled, [.builtIn])
-        #endif
-        XCTAssertEqual(BuildInfo.fastPath, KernelVariant.active.fusedMultiplyAdd)
+        XCTAssertEqual(KernelVariant.portable.fusedMultiplyAdd, KernelVariant.portable.description == "neon")
+        XCTAssertTrue(KernelVariant.available.filter { $0 != .portable }.allSatisfy(\.fusedMultiplyAdd))
     }
 
     /// The shipped network on real test images through every copy this machine runs: the fused

@@ -1,5 +1,6 @@
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// Each layer's forward pass against values worked out by hand on tiny inputs. Values that are
@@ -14,10 +15,10 @@ final class LayerForwardTests: XCTestCase {
 
     /// 3×3 input 1…9 (row-major), two 2×2 kernels in PyTorch layout (out, in, kH, kW):
     /// k0 = [[1, 2], [3, 4]] with bias 0.5, k1 = [[0, 1], [0, 0]] with bias -1 (picks the right neighbour).
-    private func handConv(padding: Int) -> Conv2DLayer {
+    private func handConv(padding: Int) -> ConvTraining {
         var rng = SplitMix64(seed: 1)
-        let conv = Conv2DLayer(name: "c", input: ActivationShape(height: 3, width: 3, channels: 1), outChannels: 2, kernel: 2,
-                               padding: padding, capacity: 1, rng: &rng)
+        let conv = ConvTraining(layer: Conv2D("c", outChannels: 2, kernel: 2, padding: padding),
+                                input: ActivationShape(height: 3, width: 3, channels: 1), capacity: 1, rng: &rng)
         conv.importWeight([1, 2, 3, 4, 0, 1, 0, 0])
         conv.bias.value[0] = 0.5
         conv.bias.value[1] = -1
@@ -55,8 +56,8 @@ final class LayerForwardTests: XCTestCase {
 
     func testConv2D_WeightImportAndExportUsePyTorchLayoutBothWays() {
         var rng = SplitMix64(seed: 2)
-        let conv = Conv2DLayer(name: "c", input: ActivationShape(height: 5, width: 5, channels: 3), outChannels: 4, kernel: 3,
-                               padding: 1, capacity: 1, rng: &rng)
+        let conv = ConvTraining(layer: Conv2D("c", outChannels: 4, kernel: 3, padding: 1),
+                                input: ActivationShape(height: 5, width: 5, channels: 3), capacity: 1, rng: &rng)
         let w = (0..<(4 * 3 * 3 * 3)).map { Float($0) }
         conv.importWeight(w)
         XCTAssertEqual(conv.exportedWeight(), w)
@@ -67,7 +68,7 @@ final class LayerForwardTests: XCTestCase {
     // MARK: - Batch normalization
 
     func testBatchNorm_EvalModeUsesRunningStatistics() {
-        let bn = BatchNormLayer(name: "bn", shape: ActivationShape(height: 1, width: 2, channels: 2), capacity: 1)
+        let bn = BatchNormTraining(layer: BatchNorm2D("bn"), shape: ActivationShape(height: 1, width: 2, channels: 2), capacity: 1)
         // Channel 0: mean 1, var 4, gamma 2, beta 0.5. Channel 1: mean -1, var 0.25, gamma 1, beta 0.
         bn.runningMean[0] = 1; bn.runningVar[0] = 4; bn.gamma.value[0] = 2; bn.beta.value[0] = 0.5
         bn.runningMean[1] = -1; bn.runningVar[1] = 0.25
@@ -82,7 +83,7 @@ final class LayerForwardTests: XCTestCase {
 
     func testBatchNorm_TrainingModeUsesBatchStatisticsAndUpdatesRunningOnesLikePyTorch() {
         // Two images of 1×2×1: the channel sees 1, 2 | 3, 4 → mean 2.5, biased var 1.25, unbiased var 5/3.
-        let bn = BatchNormLayer(name: "bn", shape: ActivationShape(height: 1, width: 2, channels: 1), capacity: 2)
+        let bn = BatchNormTraining(layer: BatchNorm2D("bn"), shape: ActivationShape(height: 1, width: 2, channels: 1), capacity: 2)
         let y = bn.forward(.of([1, 2, 3, 4]), context(2, training: true)).prefix(4)
         let inv = 1 / (1.25 + 1e-5).squareRoot()
         for (i, x) in [1.0, 2, 3, 4].enumerated() { XCTAssertEqual(Double(y[i]), (x - 2.5) * inv, accuracy: 1e-5) }
@@ -94,13 +95,13 @@ final class LayerForwardTests: XCTestCase {
     // MARK: - ReLU and pooling
 
     func testReLU_ZeroesNegativesAndKeepsTheRest() {
-        let relu = ReLULayer(inShape: ActivationShape(height: 1, width: 5, channels: 1),
+        let relu = ReLUTraining(inShape: ActivationShape(height: 1, width: 5, channels: 1),
                              outShape: ActivationShape(height: 1, width: 5, channels: 1), capacity: 1)
         XCTAssertEqual(relu.forward(.of([-2, -0.001, 0, 0.5, 3]), context(1, training: true)).prefix(5), [0, 0, 0, 0.5, 3])
     }
 
     func testMaxPool_TwoByTwoTakesWindowMaximaPerChannel() {
-        let pool = MaxPoolLayer(input: ActivationShape(height: 4, width: 4, channels: 1), kernel: 2, stride: 2, capacity: 1)
+        let pool = MaxPoolTraining(layer: MaxPool2D(), input: ActivationShape(height: 4, width: 4, channels: 1), capacity: 1)
         let x: [Float] = [1, 5, 2, 0,
                           3, 4, 8, 1,
                           -1, -2, 6, 6,
@@ -109,7 +110,7 @@ final class LayerForwardTests: XCTestCase {
     }
 
     func testMaxPool_TiesSendTheGradientToTheFirstMaximumOnly() {
-        let pool = MaxPoolLayer(input: ActivationShape(height: 2, width: 4, channels: 1), kernel: 2, stride: 2, capacity: 1)
+        let pool = MaxPoolTraining(layer: MaxPool2D(), input: ActivationShape(height: 2, width: 4, channels: 1), capacity: 1)
         // Left window: 7 at (0,1) and (1,0); right window: all four equal.
         let x: [Float] = [1, 7, 3, 3,
                           7, 2, 3, 3]
@@ -123,7 +124,7 @@ final class LayerForwardTests: XCTestCase {
     // MARK: - Dropout
 
     func testDropout_IsTheIdentityInEvalMode() {
-        let drop = DropoutLayer(shape: ActivationShape(height: 1, width: 1, channels: 100), rate: 0.5, capacity: 1)
+        let drop = DropoutTraining(shape: ActivationShape(height: 1, width: 1, channels: 100), rate: 0.5, capacity: 1)
         let x = (0..<100).map { Float($0) - 50 }
         let ctx = context(1, training: false)
         XCTAssertEqual(drop.forward(.of(x), ctx).prefix(100), x)
@@ -132,7 +133,7 @@ final class LayerForwardTests: XCTestCase {
 
     func testDropout_TrainingKeepsSeventyPercentScaledByOneOverKeepDeterministically() {
         let n = 4, per = 5000, rate: Float = 0.3
-        let drop = DropoutLayer(shape: ActivationShape(height: 1, width: 1, channels: per), rate: rate, capacity: n)
+        let drop = DropoutTraining(shape: ActivationShape(height: 1, width: 1, channels: per), rate: rate, capacity: n)
         let ones = [Float](repeating: 1, count: n * per)
         let y = drop.forward(.of(ones), context(n, training: true, seed: 42)).prefix(n * per)
         let kept = y.filter { $0 != 0 }
@@ -141,10 +142,10 @@ final class LayerForwardTests: XCTestCase {
         XCTAssertTrue(kept.allSatisfy { $0 == 1 / (1 - rate) }, "kept values are scaled by 1/(1 - rate)")
         // Each image has its own mask, and the same seed gives the same masks with any thread count.
         XCTAssertNotEqual(Array(y[0..<per]), Array(y[per..<(2 * per)]))
-        let again = DropoutLayer(shape: drop.inShape, rate: rate, capacity: n)
+        let again = DropoutTraining(shape: drop.inShape, rate: rate, capacity: n)
             .forward(.of(ones), context(n, training: true, seed: 42, threads: 2)).prefix(n * per)
         XCTAssertEqual(again, y)
-        let other = DropoutLayer(shape: drop.inShape, rate: rate, capacity: n)
+        let other = DropoutTraining(shape: drop.inShape, rate: rate, capacity: n)
             .forward(.of(ones), context(n, training: true, seed: 43)).prefix(n * per)
         XCTAssertNotEqual(other, y, "another step seed draws another mask")
     }
@@ -153,7 +154,8 @@ final class LayerForwardTests: XCTestCase {
 
     func testLinear_GivesHandComputedValues() {
         var rng = SplitMix64(seed: 3)
-        let fc = LinearLayer(name: "fc", input: ActivationShape(height: 1, width: 1, channels: 3), outCount: 2, capacity: 2, rng: &rng)
+        let fc = LinearTraining(layer: Linear("fc", outCount: 2), input: ActivationShape(height: 1, width: 1, channels: 3),
+                                capacity: 2, rng: &rng)
         fc.importWeight([1, 2, 3,
                          -1, 0, 1])
         fc.bias.value[0] = 0.5
@@ -167,12 +169,11 @@ final class LayerForwardTests: XCTestCase {
 
     /// Metadata-only network pieces: a 1×1 conv making channel 0 = x and channel 1 = 2x + 10, max
     /// pooling by 14 to 2×2 quadrants, then `tail`.
-    private func quadrantNetwork(_ tail: [LayerSpec], _ tensors: [String: TensorData]) throws -> InferenceNetwork {
+    private func quadrantNetwork(_ tail: [any Layer], _ tensors: [String: TensorData]) throws -> InferenceNetwork {
         var all = tensors
         all["q.weight"] = TensorData(shape: [2, 1, 1, 1], values: [1, 2])
         all["q.bias"] = TensorData(shape: [2], values: [0, 10])
-        return try InferenceNetwork(layers: [.conv2d(weight: "q.weight", bias: "q.bias", stride: 1, padding: 0),
-                                             .maxpool2d(kernel: 14, stride: 14)] + tail,
+        return try InferenceNetwork(layers: [conv("q", 2, kernel: 1), MaxPool2D(kernel: 14)] + tail,
                                     tensors: all, inputMean: 0, inputStd: 1)
     }
 
@@ -193,7 +194,7 @@ final class LayerForwardTests: XCTestCase {
         // fc row o picks flattened element o: NCHW order is channel 0's quadrants, then channel 1's.
         var w = [Float](repeating: 0, count: 10 * 8)
         for o in 0..<8 { w[o * 8 + o] = 1 }
-        let net = try quadrantNetwork([.flatten, .linear(weight: "fc.weight", bias: nil)],
+        let net = try quadrantNetwork([Flatten(), linear("fc", 10, bias: false)],
                                       ["fc.weight": TensorData(shape: [10, 8], values: w)])
         let y = logits(net, quadrantImage)
         let expected: [Float] = [0.1, 0.2, 0.3, 0.4, 10.2, 10.4, 10.6, 10.8, 0, 0]
@@ -212,9 +213,8 @@ final class LayerForwardTests: XCTestCase {
         w[0] = 1; w[3] = 1   // logits 0 and 1 read channels 0 and 1
         var tensors = bnTensors
         tensors["fc.weight"] = TensorData(shape: [10, 2], values: w)
-        let bn = LayerSpec.batchnorm2d(weight: "bn.weight", bias: "bn.bias", runningMean: "bn.running_mean",
-                                       runningVar: "bn.running_var", eps: 1e-5)
-        let net = try quadrantNetwork([bn, .globalAvgPool, .linear(weight: "fc.weight", bias: nil)], tensors)
+        let bn = BatchNorm2D("bn")
+        let net = try quadrantNetwork([bn, GlobalAvgPool(), linear("fc", 10, bias: false)], tensors)
         let y = logits(net, quadrantImage)
         let s0 = 3 / (0.04 + 1e-5).squareRoot(), s1 = 0.5 / (4 + 1e-5).squareRoot()
         // Quadrant peaks average to 0.25 (channel 0) and 10.5 (channel 1).
@@ -226,9 +226,8 @@ final class LayerForwardTests: XCTestCase {
         folded["q.weight"] = TensorData(shape: [2, 1, 1, 1], values: [1, 2])
         folded["q.bias"] = TensorData(shape: [2], values: [0, 10])
         folded["fc.weight"] = TensorData(shape: [10, 2], values: w)
-        let net2 = try InferenceNetwork(layers: [.conv2d(weight: "q.weight", bias: "q.bias", stride: 1, padding: 0), bn,
-                                                 .maxpool2d(kernel: 14, stride: 14), .globalAvgPool,
-                                                 .linear(weight: "fc.weight", bias: nil)],
+        let net2 = try InferenceNetwork(layers: [conv("q", 2, kernel: 1), bn, MaxPool2D(kernel: 14), GlobalAvgPool(),
+                                                 linear("fc", 10, bias: false)],
                                         tensors: folded, inputMean: 0, inputStd: 1)
         let y2 = logits(net2, quadrantImage)
         XCTAssertEqual(Double(y2[0]), (0.25 - 0.1) * s0 + 1, accuracy: 1e-4)
@@ -242,9 +241,8 @@ final class LayerForwardTests: XCTestCase {
             "c.weight": TensorData(shape: [1, 1, 1, 1], values: [1]),
             "fc.weight": TensorData(shape: [10, 1], values: (0..<10).map(Float.init)),
         ]
-        let net = try InferenceNetwork(layers: [.conv2d(weight: "c.weight", bias: nil, stride: 1, padding: 0), .relu,
-                                                .avgpool2d(kernel: 28, stride: 28), .flatten,
-                                                .linear(weight: "fc.weight", bias: nil)],
+        let net = try InferenceNetwork(layers: [conv("c", 1, kernel: 1, bias: false), ReLU(), AvgPool2D(kernel: 28), Flatten(),
+                                                linear("fc", 10, bias: false)],
                                        tensors: tensors, inputMean: 0.5, inputStd: 0.25)
         let image = (0..<784).map { Float($0 % 2) }
         let y = logits(net, image)

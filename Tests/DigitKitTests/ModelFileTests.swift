@@ -1,5 +1,6 @@
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// The weight file: export from training, the inference network it describes, the round trip
@@ -14,11 +15,11 @@ final class ModelFileTests: XCTestCase {
         let count = images.count / 784
         let inference: InferenceNetwork
         if let path {
-            try ModelFile(layers: net.layerSpecs, tensors: net.exportTensors(), inputMean: options.inputMean,
+            try ModelFile(layers: net.architecture, tensors: net.exportTensors(), inputMean: options.inputMean,
                           inputStd: options.inputStd).write(to: path)
             inference = try ModelFile.load(path: path).makeNetwork()
         } else {
-            inference = try InferenceNetwork(layers: net.layerSpecs, tensors: net.exportTensors(),
+            inference = try InferenceNetwork(layers: net.architecture, tensors: net.exportTensors(),
                                              inputMean: options.inputMean, inputStd: options.inputStd)
         }
         let fast = BatchInference.logits(inference, pixels: images, threads: 2)
@@ -39,16 +40,17 @@ final class ModelFileTests: XCTestCase {
         guard let dir = TestPaths.requireMNIST() else { return }
         let set = try MNISTSet.load(directory: dir.path, split: .train)
         var options = TrainingOptions()
-        options.architecture = Architecture.standard
+        options.architecture = Architecture.standard()
         options.epochs = 1
         options.batchSize = 32
         options.threads = 2
         options.warmupEpochs = 0
         // 128 images, 4 steps: enough to move every weight and the batch-norm running statistics.
-        let trainer = Trainer(options: options, train: MNISTSamples(set, range: 0..<128),
+        let trainer = try Trainer(options: options, train: MNISTSamples(set, range: 0..<128),
                               validation: MNISTSamples(set, range: 128..<160))
         let model = try trainer.run { _ in }
-        XCTAssertEqual(model.layers, trainer.network.layerSpecs)
+        XCTAssertEqual(LayerKinds.json(model.layers), LayerKinds.json(trainer.network.architecture))
+        XCTAssertFalse(model.layers.contains { $0 is Dropout }, "the file describes inference only")
         let folder = try temporaryFolder(self)
         try compareExport(trainer.network, images: BatchInference.pixels(set, range: 200..<232), options: options,
                           through: folder.appendingPathComponent("standard.safetensors").path)
@@ -57,9 +59,9 @@ final class ModelFileTests: XCTestCase {
     func testExport_RandomBatchNormStatisticsFoldExactly() throws {
         // Far-from-default running statistics, gammas and betas make folding do real work.
         var rng = SplitMix64(seed: 41)
-        for architecture in [Architecture.tiny, Architecture.standard] {
-            let net = TrainingNetwork(architecture: architecture, capacity: 8, seed: 3)
-            for case let bn as BatchNormLayer in net.layers {
+        for architecture in [Architecture.tiny(), Architecture.standard()] {
+            let net = try TrainingNetwork(architecture: architecture, capacity: 8, seed: 3)
+            for case let bn as BatchNormTraining in net.layers {
                 for k in 0..<bn.inShape.channels {
                     bn.runningMean[k] = rng.uniform(-1, 1)
                     bn.runningVar[k] = rng.uniform(0.2, 3)
@@ -80,7 +82,7 @@ final class ModelFileTests: XCTestCase {
                             "wall_time_seconds": "12.5", "test_accuracy": "0.9951", "unicode": "ünïcödé ✓"]
         try model.write(to: path)
         let loaded = try ModelFile.load(path: path)
-        XCTAssertEqual(loaded.layers, model.layers)
+        XCTAssertEqual(LayerKinds.json(loaded.layers), LayerKinds.json(model.layers))
         XCTAssertEqual(Set(loaded.tensors.keys), Set(model.tensors.keys))
         for (name, t) in model.tensors {
             XCTAssertEqual(loaded.tensors[name]?.shape, t.shape, name)
@@ -96,7 +98,7 @@ final class ModelFileTests: XCTestCase {
         XCTAssertEqual(raw["format_version"], "1")
         XCTAssertEqual(raw["classes"], "0123456789")
         XCTAssertEqual(raw["temperature"].flatMap(Float.init), 1.5)
-        XCTAssertEqual(try LayerSpec.parseArray(raw["layers"] ?? "", file: "x"), model.layers)
+        XCTAssertEqual(raw["layers"], LayerKinds.json(model.layers))
     }
 
     func testModelFile_LoadedNetworkComputesTheSameLogitsAsTheOriginal() throws {
@@ -110,13 +112,20 @@ final class ModelFileTests: XCTestCase {
     }
 
     func testEveryLayerType_SurvivesTheJSONRoundTrip() throws {
-        let layers: [LayerSpec] = [
-            .conv2d(weight: "a\"b", bias: nil, stride: 2, padding: 3), .conv2d(weight: "w", bias: "b", stride: 1, padding: 0),
-            .batchnorm2d(weight: "g", bias: "b", runningMean: "m", runningVar: "v", eps: 0.001), .relu,
-            .maxpool2d(kernel: 3, stride: 2), .avgpool2d(kernel: 2, stride: 2), .globalAvgPool, .flatten,
-            .linear(weight: "fc", bias: nil), .linear(weight: "fc2", bias: "fc2.b"),
+        var conv = Conv2D("x", outChannels: 4, kernel: 3, padding: 3, stride: 2)
+        conv.weight = "a\"b"
+        conv.bias = nil
+        var fc = Linear("fc", outCount: 10)
+        fc.weight = "fc"
+        fc.bias = nil
+        let layers: [any Layer] = [
+            conv, Conv2D("w", outChannels: 4, kernel: 1, padding: 0), BatchNorm2D("g", eps: 0.001), ReLU(), MaxPool2D(kernel: 3, stride: 2),
+            AvgPool2D(kernel: 2), GlobalAvgPool(), Flatten(), fc, Linear("fc2", outCount: 10),
         ]
-        XCTAssertEqual(try LayerSpec.parseArray(LayerSpec.jsonArray(layers), file: "x"), layers)
+        let tensors = ["a\"b": TensorData(shape: [4, 1, 3, 3], values: []), "w.weight": TensorData(shape: [4, 4, 1, 1], values: []),
+                       "fc": TensorData(shape: [10, 4], values: []), "fc2.weight": TensorData(shape: [10, 10], values: [])]
+        let json = LayerKinds.json(layers)
+        XCTAssertEqual(LayerKinds.json(try LayerKinds.parse(json, file: "x", tensors: tensors)), json)
     }
 
     // MARK: - Loader errors
@@ -144,8 +153,8 @@ final class ModelFileTests: XCTestCase {
         }
     }
 
-    private func layersJSON(_ layers: [LayerSpec]) -> (inout [String: String]) -> Void {
-        { $0["layers"] = LayerSpec.jsonArray(layers) }
+    private func layersJSON(_ layers: [any Layer]) -> (inout [String: String]) -> Void {
+        { $0["layers"] = LayerKinds.json(layers) }
     }
 
     func testLoader_TheValidSmallModelLoads() throws {
@@ -190,20 +199,20 @@ final class ModelFileTests: XCTestCase {
     }
 
     func testLoader_UnknownLayerTypeIsNamed() throws {
-        let json = LayerSpec.jsonArray(SmallModel.layers).replacingOccurrences(of: "\"relu\"", with: "\"gelu\"")
+        let json = LayerKinds.json(SmallModel.layers).replacingOccurrences(of: "\"relu\"", with: "\"gelu\"")
         try assertLoadFails(["layers[2].type", "unknown layer type 'gelu'"], metadata: { $0["layers"] = json })
     }
 
     func testLoader_MissingTensorNamesTheLayer() throws {
         try assertLoadFails(["layers[5]", "fc.weight"], tensors: { $0["fc.weight"] = nil })
         try assertLoadFails(["layers[1]", "bn.running_var", "not in the file"], tensors: { $0["bn.running_var"] = nil })
-        try assertLoadFails(["layers[0].bias", "conv.bias", "not in the file"], tensors: { $0["conv.bias"] = nil })
+        try assertLoadFails(["layers[0]", "conv.bias", "not in the file"], tensors: { $0["conv.bias"] = nil })
     }
 
     func testLoader_WrongTensorShapeNamesTheLayerAndBothShapes() throws {
         try assertLoadFails(["layers[1]", "bn.weight", "[5]", "expected [4]"],
                             tensors: { $0["bn.weight"] = TensorData(shape: [5], values: [1, 1, 1, 1, 1]) })
-        try assertLoadFails(["layers[5].bias", "fc.bias", "expected [10]"],
+        try assertLoadFails(["layers[5]", "fc.bias", "expected [10]"],
                             tensors: { $0["fc.bias"] = TensorData(shape: [2, 5], values: [Float](repeating: 0, count: 10)) })
         try assertLoadFails(["layers[0]", "conv.weight", "not 4-D"],
                             tensors: { $0["conv.weight"] = TensorData(shape: [36], values: [Float](repeating: 0, count: 36)) })
@@ -217,7 +226,9 @@ final class ModelFileTests: XCTestCase {
     func testLoader_ChannelMismatchNamesTheLayer() throws {
         // A second conv expecting 8 input channels after the first one's 4.
         var layers = SmallModel.layers
-        layers.insert(.conv2d(weight: "conv2.weight", bias: nil, stride: 1, padding: 1), at: 3)
+        var conv2 = Conv2D("conv2", outChannels: 4, kernel: 3, padding: 1)
+        conv2.bias = nil
+        layers.insert(conv2, at: 3)
         try assertLoadFails(["layers[3]", "conv2.weight", "expects 8 input channels", "has 4"],
                             tensors: { $0["conv2.weight"] = TensorData(shape: [4, 8, 3, 3], values: [Float](repeating: 0, count: 288)) },
                             metadata: layersJSON(layers))

@@ -1,5 +1,6 @@
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// Conventions checked here: the image is 28×28, row-major, y downward; pixel (column i, row j)

@@ -1,5 +1,6 @@
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// Issue 6 through the library: every class of bad input is refused with a `DigitError` of the
@@ -245,7 +246,7 @@ final class RobustnessTests: XCTestCase {
 
     func testIDX_GzipBombStopsAtTheLimitWithoutAllocatingIt() throws {
         // 10 MB of zeros in about 60 KB; a 1 MB limit must stop the inflater.
-        let scratch = try RobustnessFixtures.scratch(self)
+        let scratch = try temporaryFolder(self)
         let header: [UInt8] = [0, 0, 8, 3] + RobustnessFixtures.bigEndian(12_755) + RobustnessFixtures.bigEndian(28) + RobustnessFixtures.bigEndian(28)
         let raw = header + [UInt8](repeating: 0, count: 12_755 * 784)
         let gz = gzipZeroRun(raw)
@@ -310,13 +311,17 @@ final class RobustnessTests: XCTestCase {
     func testModelFile_LayersNeedingHugeScratchMemoryAreALimitError() throws {
         // 40 padded 1×1 convolutions grow a 28×28 input by 32 pixels a side each: cheap weights, but
         // gigabytes of activations if nothing checked them.
-        var layers: [LayerSpec] = []
+        var layers: [any Layer] = []
         var tensors: [String: TensorData] = [:]
         for i in 0..<40 {
-            layers.append(.conv2d(weight: "c\(i)", bias: nil, stride: 1, padding: 16))
+            var c = conv("c\(i)", 1, kernel: 1, padding: 16, bias: false)
+            c.weight = "c\(i)"
+            layers.append(c)
             tensors["c\(i)"] = TensorData(shape: [1, 1, 1, 1], values: [1])
         }
-        layers += [.globalAvgPool, .linear(weight: "fc", bias: nil)]
+        var fc = linear("fc", 10, bias: false)
+        fc.weight = "fc"
+        layers += [GlobalAvgPool(), fc] as [any Layer]
         tensors["fc"] = TensorData(shape: [10, 1], values: [Float](repeating: 1, count: 10))
         let model = ModelFile(layers: layers, tensors: tensors, inputMean: 0, inputStd: 1)
         XCTAssertThrowsError(try model.makeNetwork(file: "big.safetensors")) { error in
@@ -340,7 +345,7 @@ final class RobustnessTests: XCTestCase {
 
     func testModelFile_LayerWithoutItsWeightNamesTheKey() throws {
         var model = RobustnessFixtures.tinyModel()
-        model.layers = [.flatten]
+        model.layers = [Flatten()]
         var metadata = model.metadata
         metadata["layers"] = #"[{"type":"flatten"},{"type":"linear","bias":"fc.bias"}]"#
         let bytes = try SafetensorsFile(tensors: model.tensors, metadata: metadata).serialized()
@@ -357,39 +362,10 @@ final class RobustnessTests: XCTestCase {
         XCTAssertNoThrow(try JSONParser.parse(Array(line.utf8)))
     }
 
-    // MARK: - Arguments
-
-    func testArguments_BadValuesAreUsageErrorsThatSayWhatWasExpected() {
-        func usage(_ items: [String], _ read: (inout Arguments) throws -> Void) -> String? {
-            var args = Arguments(items)
-            do { try read(&args) } catch let e as DigitError {
-                XCTAssertEqual(e.kind, .usage, "\(items)")
-                return e.message
-            } catch { XCTFail("\(error)") }
-            return nil
-        }
-        let threshold: (inout Arguments) throws -> Void = { _ = try $0.float("--threshold", default: 0.9, range: 0...1) }
-        let index: (inout Arguments) throws -> Void = { _ = try $0.int("--index", default: 0, range: 0...Int.max) }
-        XCTAssertEqual(usage(["--threshold", "nan"], threshold), "--threshold must be a number in 0.0...1.0, got 'nan'")
-        XCTAssertEqual(usage(["--threshold=inf"], threshold), "--threshold must be a number in 0.0...1.0, got 'inf'")
-        XCTAssertEqual(usage(["--threshold", "1e999"], threshold), "--threshold must be a number in 0.0...1.0, got '1e999'")
-        XCTAssertEqual(usage(["--threshold", "1.5"], threshold), "--threshold must be a number in 0.0...1.0, got '1.5'")
-        XCTAssertEqual(usage(["--threshold"], threshold), "option --threshold needs a value")
-        XCTAssertEqual(usage(["--threshold", "--json"], threshold), "option --threshold needs a value, found the option '--json'")
-        XCTAssertEqual(usage(["--index", "-1"], index), "--index must be a whole number of at least 0, got '-1'")
-        XCTAssertEqual(usage(["--index", "99999999999999999999"], index), "--index must be a whole number of at least 0, got '99999999999999999999'")
-        XCTAssertEqual(usage(["--index", "1.5"], index), "--index must be a whole number of at least 0, got '1.5'")
-        XCTAssertEqual(usage(["--bogus"]) { _ = try $0.positionals() }, "unknown option '--bogus' (see --help)")
-        XCTAssertNil(usage(["--index=-0"], index))
-        var args = Arguments(["--out=--weird-name", "-", "--", "--not-an-option"])
-        XCTAssertEqual(try args.option("--out"), "--weird-name")
-        XCTAssertEqual(try args.positionals(), ["-", "--not-an-option"])
-    }
-
     // MARK: - Atomic writes
 
     func testWriteAtomically_ReplacesTheFileAndLeavesNoTemporary() throws {
-        let scratch = try RobustnessFixtures.scratch(self)
+        let scratch = try temporaryFolder(self)
         let target = scratch.appendingPathComponent("out.txt").path
         try FileIO.writeAtomically("old\n", to: target)
         try FileIO.writeAtomically(String(repeating: "new\n", count: 10_000), to: target)
@@ -398,19 +374,19 @@ final class RobustnessTests: XCTestCase {
     }
 
     func testWriteAtomically_RemovesTemporariesOfDeadWritersOnly() throws {
-        let scratch = try RobustnessFixtures.scratch(self)
+        let scratch = try temporaryFolder(self)
         var dead: Int32 = 4_000_000
         while kill(dead, 0) == 0 || errno != ESRCH { dead -= 1 }
         let stale = ".out.txt.\(dead).12345.tmp"
         let live = ".out.txt.\(getppid()).777.tmp"    // the parent of this test process is alive
         let other = ".other.txt.\(dead).1.tmp"          // another target's leftover is not ours to judge
-        for name in [stale, live, other] { FileManager.default.createFile(atPath: scratch.appendingPathComponent(name).path, contents: Data("x".utf8)) }
+        for name in [stale, live, other] { _ = FileManager.default.createFile(atPath: scratch.appendingPathComponent(name).path, contents: Data("x".utf8)) }
         try FileIO.writeAtomically("done", to: scratch.appendingPathComponent("out.txt").path)
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: scratch.path)), ["out.txt", live, other])
     }
 
     func testWriteAtomically_UnwritablePlaceIsAnIOErrorAndKeepsTheOldFile() throws {
-        let scratch = try RobustnessFixtures.scratch(self)
+        let scratch = try temporaryFolder(self)
         let folder = scratch.appendingPathComponent("sub")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         XCTAssertThrowsError(try FileIO.writeAtomically("x", to: folder.path)) { error in   // a folder is in the way

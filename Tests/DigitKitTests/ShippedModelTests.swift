@@ -1,5 +1,6 @@
 import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// The shipped weights, `Weights/mnist-cnn.safetensors`, meet the promises of the README on the

@@ -1,9 +1,10 @@
 @testable import DigitKit
+import DigitTestSupport
 import XCTest
 
-/// The vectorized training hot paths (batch norm, max-pool backward, ReLU backward) against the
-/// scalar loops they replaced, written out here: results must be identical bit for bit, so that
-/// training a given seed gives the same weights as before the speed-up.
+/// The training hot paths (batch norm, max-pool backward, ReLU backward, in the C kernels) against
+/// scalar loops written out here: results must be identical bit for bit, so that training a given
+/// seed gives the same weights on every machine and copy of the kernels.
 final class TrainingKernelTests: XCTestCase {
     private func random(_ count: Int, _ rng: inout SplitMix64) -> [Float] { (0..<count).map { _ in rng.uniform(-2, 2) } }
 
@@ -39,13 +40,13 @@ final class TrainingKernelTests: XCTestCase {
         for c in [32, 20] {   // all lanes, and 16 lanes plus 4 scalar channels
             let shape = ActivationShape(height: 3, width: 5, channels: c)
             let count = 3, pixels = 15
-            let layer = BatchNormLayer(name: "bn", shape: shape, capacity: count)
+            let layer = BatchNormTraining(layer: BatchNorm2D("bn"), shape: shape, capacity: count)
             let gamma = random(c, &rng), beta = random(c, &rng)
             for k in 0..<c { layer.gamma.value[k] = gamma[k]; layer.beta.value[k] = beta[k] }
             let x = random(count * shape.count, &rng), dy = random(count * shape.count, &rng)
             let ctx = BatchContext(count: count, threads: 2, training: true, stepSeed: 0)
             let out = layer.forward(FloatBuffer(x), ctx).array
-            let (expected, xhat) = scalarBatchNormForward(x, count: count, pixels: pixels, c: c, gamma: gamma, beta: beta, eps: layer.eps)
+            let (expected, xhat) = scalarBatchNormForward(x, count: count, pixels: pixels, c: c, gamma: gamma, beta: beta, eps: Float(layer.layer.eps))
             XCTAssertEqual(Array(out.prefix(expected.count)).map(\.bitPattern), expected.map(\.bitPattern), "forward, \(c) channels")
 
             for p in layer.parameters { p.prepare(chunks: ctx.chunks.count) }
@@ -69,7 +70,7 @@ final class TrainingKernelTests: XCTestCase {
             for j in 0..<dy.count {
                 let k = j % c
                 let mu = sums[k] / Double(m)
-                let inv = Float(1 / (max(sums[c + k] / Double(m) - mu * mu, 0) + Double(layer.eps)).squareRoot())
+                let inv = Float(1 / (max(sums[c + k] / Double(m) - mu * mu, 0) + Double(Float(layer.layer.eps))).squareRoot())
                 let a = gamma[k] * inv / m
                 expectedDInput[j] = a * (m * dy[j] - Float(s[k]) - xhat[j] * Float(s[c + k]))
             }
@@ -119,7 +120,7 @@ final class TrainingKernelTests: XCTestCase {
     func testReLUBackward_ZeroesExactlyWhereTheOutputIsNotPositive() {
         var rng = SplitMix64(seed: 1)
         let shape = ActivationShape(height: 3, width: 3, channels: 5)   // 45 per image: vector body and scalar tail
-        let layer = ReLULayer(inShape: shape, outShape: shape, capacity: 2)
+        let layer = ReLUTraining(inShape: shape, outShape: shape, capacity: 2)
         let ctx = BatchContext(count: 2, threads: 1, training: true, stepSeed: 0)
         var x = random(90, &rng)
         x[3] = 0

@@ -1,5 +1,6 @@
 @testable import DigitKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// The trainer: it learns, it is reproducible bit for bit (seed, thread count, resume), and its
@@ -20,9 +21,9 @@ final class TrainingTests: XCTestCase {
     /// after pooling, so every source of randomness and every parallel reduction is exercised.
     private func smallOptions(threads: Int = 1) -> TrainingOptions {
         var o = TrainingOptions()
-        o.architecture = [.conv(outChannels: 16, kernel: 3, padding: 1), .batchNorm, .relu, .maxPool,
-                          .conv(outChannels: 16, kernel: 3, padding: 1), .batchNorm, .relu, .maxPool,
-                          .flatten, .dropout(0.3), .linear(outCount: 10)]
+        o.architecture = [Conv2D("conv1", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
+                          Conv2D("conv2", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(), MaxPool2D(),
+                          Flatten(), Dropout(0.3), Linear("fc", outCount: 10)]
         o.epochs = 2
         o.batchSize = 32
         o.warmupEpochs = 0.5
@@ -31,8 +32,8 @@ final class TrainingTests: XCTestCase {
         return o
     }
 
-    private func smallTrainer(_ options: TrainingOptions, _ set: MNISTSet) -> Trainer {
-        Trainer(options: options, train: MNISTSamples(set, range: 0..<192), validation: MNISTSamples(set, range: 192..<224))
+    private func smallTrainer(_ options: TrainingOptions, _ set: MNISTSet) throws -> Trainer {
+        try Trainer(options: options, train: MNISTSamples(set, range: 0..<192), validation: MNISTSamples(set, range: 192..<224))
     }
 
     private func assertBitIdentical(_ a: TrainedModel, _ b: TrainedModel, _ what: String,
@@ -49,14 +50,14 @@ final class TrainingTests: XCTestCase {
     func testTraining_TinyNetworkReachesNinetyPercentOnHeldOutImagesInSeconds() throws {
         guard let set = try trainSet() else { return }
         var options = TrainingOptions()
-        options.architecture = Architecture.tiny
+        options.architecture = Architecture.tiny()
         options.epochs = 2
         options.batchSize = 32
         options.warmupEpochs = 0.3
         options.threads = 2
         options.seed = 1
         // 3,000 training images; 1,000 other training images held out (never seen in training).
-        let trainer = Trainer(options: options, train: MNISTSamples(set, range: 0..<3000),
+        let trainer = try Trainer(options: options, train: MNISTSamples(set, range: 0..<3000),
                               validation: MNISTSamples(set, range: 59000..<60000))
         let start = Date()
         var epochs: [EpochSummary] = []

@@ -1,3 +1,4 @@
+import DigitTestSupport
 import XCTest
 @testable import DigitPadKit
 

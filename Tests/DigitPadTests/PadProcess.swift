@@ -1,6 +1,7 @@
 import DigitKit
 import DigitPadKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// Runs the real `digitpad` binary headless (SDL's offscreen video driver) and collects what it printed.

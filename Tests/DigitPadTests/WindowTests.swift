@@ -1,6 +1,7 @@
 import DigitKit
 import DigitPadKit
 import Foundation
+import DigitTestSupport
 import XCTest
 
 /// End-to-end tests of the `digitpad` binary, headless: replays and scripts go through SDL's

@@ -32,6 +32,12 @@ public enum JSONValue: Equatable, Sendable {
         }
     }
 
+    /// The value named for an error message: "the number 3", "a string", "an array"…
+    public var described: String {
+        if case let .number(v) = self { return "the number \(JSONValue.format(v))" }
+        return kindDescription
+    }
+
     /// Compact JSON text (no spaces). Numbers print as integers when they are whole and
     /// |v| < 2^53, otherwise in Swift's shortest round-trip form, so `parse(serialized())`
     /// gives back the same value. Recursive: meant for values of bounded depth, like parsed ones.
@@ -145,6 +151,18 @@ public enum JSONParser {
         try parse(Array(text.utf8), maxDepth: maxDepth)
     }
 
+    /// Parses the document held in `bytes[range]`, byte offsets in errors counted from the start of
+    /// `bytes` (a document embedded in a file, like a safetensors header). With
+    /// `allowDuplicateKeys`, objects keep repeated keys in order, for a caller that words the error.
+    public static func parse(_ bytes: [UInt8], range: Range<Int>, maxDepth: Int = defaultMaxDepth,
+                             allowDuplicateKeys: Bool = false) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer {
+            var parser = Parser(buffer: $0, start: range.lowerBound, end: range.upperBound, firstLine: 1, maxDepth: maxDepth)
+            parser.allowDuplicateKeys = allowDuplicateKeys
+            return try parser.parseDocument()
+        }
+    }
+
     /// Parses the document held in `buffer[range]`, reporting positions as if the range started
     /// on line `firstLine` and byte offsets relative to the whole buffer (used for JSON Lines).
     static func parse(
@@ -183,6 +201,7 @@ private struct Parser {
     let firstLine: Int
     let maxDepth: Int
     var pos: Int
+    var allowDuplicateKeys = false
 
     init(buffer: UnsafeBufferPointer<UInt8>, start: Int, end: Int, firstLine: Int, maxDepth: Int) {
         bytes = buffer
@@ -283,7 +302,7 @@ private struct Parser {
                         throw error("expected ',' or '}' after an object member, found \(describeByte(at: pos))")
                     }
                     let object = members.popArray(from: frames[top].start)
-                    if let duplicate = firstDuplicate(object) {
+                    if !allowDuplicateKeys, let duplicate = firstDuplicate(object) {
                         throw error("duplicate key \"\(duplicate)\" in the object ending here")
                     }
                     pos += 1

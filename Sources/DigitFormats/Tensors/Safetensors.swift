@@ -84,14 +84,15 @@ public struct SafetensorsFile: Sendable {
         guard headerLength <= bytes.count - 8 else {
             throw fail("byte 0", "header length \(headerLength) runs past the end of the file (\(bytes.count - 8) bytes follow the length)")
         }
-        let header = Array(bytes[8..<(8 + headerLength)])
-        if let bad = SafetensorsJSON.firstInvalidUTF8(header) {
-            throw fail("byte \(8 + bad)", "header is not valid UTF-8")
-        }
-        guard header.first == UInt8(ascii: "{") else {
+        guard headerLength > 0, bytes[8] == UInt8(ascii: "{") else {
             throw fail("byte 8", "header must begin with '{' (a JSON object)")
         }
-        let json = try SafetensorsJSON.parse(header, baseOffset: 8, maxDepth: maxHeaderDepth, file: file)
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes, range: 8..<(8 + headerLength), maxDepth: maxHeaderDepth, allowDuplicateKeys: true)
+        } catch let e as DigitError {
+            throw DigitError(e.kind, file: file, at: e.location.map { "header: \($0)" } ?? "header", e.message)
+        }
         guard case .object(let members) = json else {
             throw fail("byte 8", "header is not a JSON object")
         }
@@ -101,7 +102,8 @@ public struct SafetensorsFile: Sendable {
         var entries: [Entry] = []
         var metadata: [String: String]?
         var firstSpelling: [String: String] = [:]
-        for (name, value) in members {
+        for member in members {
+            let (name, value) = (member.key, member.value)
             if name == metadataKey {
                 guard metadata == nil else { throw fail("header: \(metadataKey)", "appears twice") }
                 metadata = try parseMetadata(value, file: file)
@@ -166,16 +168,17 @@ public struct SafetensorsFile: Sendable {
         var end: Int
     }
 
-    private static func parseMetadata(_ value: SafetensorsJSON, file: String) throws -> [String: String] {
+    private static func parseMetadata(_ value: JSONValue, file: String) throws -> [String: String] {
         guard case .object(let members) = value else {
             throw DigitError(.format, file: file, at: "header: \(metadataKey)",
-                             "expected an object of string values, found \(value.kindName)")
+                             "expected an object of string values, found \(value.described)")
         }
         var result: [String: String] = [:]
-        for (key, item) in members {
+        for member in members {
+            let (key, item) = (member.key, member.value)
             let location = "header: \(metadataKey) key \(quoted(key))"
             guard case .string(let text) = item else {
-                throw DigitError(.format, file: file, at: location, "value is \(item.kindName), expected a string")
+                throw DigitError(.format, file: file, at: location, "value is \(item.described), expected a string")
             }
             guard result.updateValue(text, forKey: key) == nil else {
                 throw DigitError(.format, file: file, at: location, "duplicate metadata key")
@@ -184,15 +187,16 @@ public struct SafetensorsFile: Sendable {
         return result
     }
 
-    private static func parseEntry(_ name: String, _ value: SafetensorsJSON, bufferLength: Int, file: String) throws -> Entry {
+    private static func parseEntry(_ name: String, _ value: JSONValue, bufferLength: Int, file: String) throws -> Entry {
         let location = "header: tensor \(quoted(name))"
         func fail(_ message: String) -> DigitError { DigitError(.format, file: file, at: location, message) }
 
         guard case .object(let members) = value else {
-            throw fail("expected an object with dtype, shape and data_offsets, found \(value.kindName)")
+            throw fail("expected an object with dtype, shape and data_offsets, found \(value.described)")
         }
-        var fields: [String: SafetensorsJSON] = [:]
-        for (key, item) in members {
+        var fields: [String: JSONValue] = [:]
+        for member in members {
+            let (key, item) = (member.key, member.value)
             guard ["dtype", "shape", "data_offsets"].contains(key) else {
                 throw fail("unexpected key \(quoted(key)) (a tensor entry has only dtype, shape and data_offsets)")
             }
@@ -202,17 +206,17 @@ public struct SafetensorsFile: Sendable {
         guard let shapeValue = fields["shape"] else { throw fail("missing key 'shape'") }
         guard let offsetsValue = fields["data_offsets"] else { throw fail("missing key 'data_offsets'") }
 
-        guard case .string(let dtypeName) = dtype else { throw fail("dtype is \(dtype.kindName), expected a string") }
+        guard case .string(let dtypeName) = dtype else { throw fail("dtype is \(dtype.described), expected a string") }
         guard dtypeName == "F32" else {
             throw fail("dtype \(quoted(dtypeName)) is not supported: only F32 is supported")
         }
 
-        guard case .array(let dims) = shapeValue else { throw fail("shape is \(shapeValue.kindName), expected an array of integers") }
+        guard case .array(let dims) = shapeValue else { throw fail("shape is \(shapeValue.described), expected an array of integers") }
         var shape: [Int] = []
         shape.reserveCapacity(dims.count)
         for (i, dim) in dims.enumerated() {
             guard let d = dim.nonNegativeInt else {
-                throw fail("shape[\(i)] is \(dim.kindName), expected a non-negative integer (at most \(Int.max))")
+                throw fail("shape[\(i)] is \(dim.described), expected a non-negative integer (at most 2^53)")
             }
             shape.append(d)
         }
@@ -221,10 +225,10 @@ public struct SafetensorsFile: Sendable {
         }
 
         guard case .array(let offsets) = offsetsValue, offsets.count == 2 else {
-            throw fail("data_offsets is \(offsetsValue.kindName), expected an array of two integers [begin, end]")
+            throw fail("data_offsets is \(offsetsValue.described), expected an array of two integers [begin, end]")
         }
         guard let begin = offsets[0].nonNegativeInt, let end = offsets[1].nonNegativeInt else {
-            throw fail("data_offsets must be two non-negative integers, found [\(offsets[0].kindName), \(offsets[1].kindName)]")
+            throw fail("data_offsets must be two non-negative integers, found [\(offsets[0].described), \(offsets[1].described)]")
         }
         guard end >= begin else { throw fail("data_offsets end \(end) is before begin \(begin)") }
         let (byteCount, overflow) = count.multipliedReportingOverflow(by: 4)
@@ -370,5 +374,13 @@ public struct SafetensorsFile: Sendable {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+}
+
+private extension JSONValue {
+    /// The value of a number that is a whole number in 0...2^53 (where a Double is exact), or nil.
+    var nonNegativeInt: Int? {
+        guard case let .number(d) = self, d >= 0, d == d.rounded(), d <= 9_007_199_254_740_992 else { return nil }
+        return Int(d)
     }
 }

@@ -103,7 +103,7 @@ public struct LayerEntry {
     public func tensorShape(named name: String, key: String, rank: Int) throws -> [Int] {
         guard let t = tensors[name] else { throw error(key, "tensor '\(name)' is not in the file") }
         guard t.shape.count == rank else {
-            throw error(key, "tensor '\(name)' has shape \(t.shape), expected \(rank) dimensions")
+            throw error(key, "tensor '\(name)' has shape \(t.shape), not \(rank)-D")
         }
         return t.shape
     }

@@ -59,6 +59,9 @@ public struct Conv2D: Layer {
 
     public func inference(input: ActivationShape, tensors: inout TensorReader) throws -> InferenceOp? {
         let cin = input.channels, k = kernel
+        if let t = tensors.tensors[weight], t.shape.count == 4, t.shape[1] != cin {
+            throw tensors.error("conv2d weight '\(weight)' expects \(t.shape[1]) input channels, the input has \(cin)")
+        }
         let w = try tensors.values(weight, shape: [outChannels, cin, k, k])
         let b = try bias.map { try tensors.values($0, shape: [outChannels]) } ?? Array(repeating: 0, count: outChannels)
         return ConvInference(layer: self, input: input, output: try outputShape(for: input), weights: w, bias: b)

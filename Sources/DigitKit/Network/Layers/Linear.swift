@@ -47,6 +47,9 @@ public struct Linear: Layer {
     /// decides the order of the weight columns.
     public func inference(input: ActivationShape, tensors: inout TensorReader) throws -> InferenceOp? {
         let inCount = input.count
+        if let t = tensors.tensors[weight], t.shape.count == 2, t.shape[1] != inCount {
+            throw tensors.error("linear weight '\(weight)' expects \(t.shape[1]) inputs, the input has \(inCount)")
+        }
         let w = try tensors.values(weight, shape: [outCount, inCount])
         let b = try bias.map { try tensors.values($0, shape: [outCount]) } ?? Array(repeating: 0, count: outCount)
         let rows = outCount < 16

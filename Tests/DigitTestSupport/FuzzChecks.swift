@@ -11,11 +11,11 @@ import Foundation
 /// Each check returns the violated properties, empty when the input was handled correctly:
 /// either decoded into values that satisfy the documented contracts, or refused with a
 /// `DigitError` whose one-line description names the source.
-enum FuzzChecks {
+public enum FuzzChecks {
     /// The fuzz targets, each a folder of `Fixtures/fuzz/` and an entry `Fuzz/<Name>.swift`.
-    static let targets = ["strokes", "unipen", "idx", "safetensors", "model"]
+    public static let targets = ["strokes", "unipen", "idx", "safetensors", "model"]
 
-    static func run(_ target: String, _ bytes: [UInt8]) -> [String] {
+    public static func run(_ target: String, _ bytes: [UInt8]) -> [String] {
         switch target {
         case "strokes": return strokes(bytes)
         case "unipen": return unipen(bytes)
@@ -27,14 +27,14 @@ enum FuzzChecks {
     }
 
     /// Small limits, so that inputs of a few kilobytes also reach every limit check.
-    static let tightLimits = StrokeLimits(maxFileBytes: 4096, maxPointsPerDrawing: 24,
+    public static let tightLimits = StrokeLimits(maxFileBytes: 4096, maxPointsPerDrawing: 24,
                                           maxStrokesPerDrawing: 4, maxCoordinate: 1000)
 
     // MARK: - Targets
 
     /// Stroke JSON / JSON Lines through `DrawingLoader.decode`: the detected format with the default
     /// limits (its drawings also round-tripped and rasterized), then JSON Lines with tight limits.
-    static func strokes(_ bytes: [UInt8]) -> [String] {
+    public static func strokes(_ bytes: [UInt8]) -> [String] {
         var problems: [String] = []
         let runs: [(DrawingLoader.Format, StrokeLimits)] = [(.detect, StrokeLimits()), (.jsonLines, tightLimits)]
         for (run, (format, limits)) in runs.enumerated() {
@@ -51,7 +51,7 @@ enum FuzzChecks {
 
     /// Whenever the stroke fast path (`StrokeJSON.decodePlain`) accepts a document, the full
     /// parser and decoder accept it too, with the same drawing and writer.
-    static func checkPlainDecoder(_ bytes: [UInt8], limits: StrokeLimits) -> [String] {
+    public static func checkPlainDecoder(_ bytes: [UInt8], limits: StrokeLimits) -> [String] {
         guard let (fast, fastWriter) = bytes.withUnsafeBufferPointer({ StrokeJSON.decodePlain($0, range: 0..<$0.count, limits: limits) }) else {
             return []
         }
@@ -68,7 +68,7 @@ enum FuzzChecks {
     }
 
     /// UNIPEN through `UNIPEN.parse`, default and tight limits.
-    static func unipen(_ bytes: [UInt8]) -> [String] {
+    public static func unipen(_ bytes: [UInt8]) -> [String] {
         var problems: [String] = []
         for limits in [StrokeLimits(), tightLimits] {
             do {
@@ -83,12 +83,12 @@ enum FuzzChecks {
     }
 
     /// The decompression limit used by the IDX target: 1 MiB.
-    static let gzipLimit = 1 << 20
+    public static let gzipLimit = 1 << 20
 
     /// IDX images and labels, raw and (when the input is gzip) decompressed; every input is also
     /// inflated as a raw DEFLATE stream behind a minimal gzip header, so the fuzzer explores the
     /// inflater without having to find the magic bytes first.
-    static func idx(_ bytes: [UInt8]) -> [String] {
+    public static func idx(_ bytes: [UInt8]) -> [String] {
         var problems = checkIDX(bytes, file: "fuzz-idx")
         if Gzip.isGzip(bytes) {
             do {
@@ -111,7 +111,7 @@ enum FuzzChecks {
 
     /// A safetensors file: the container (and its exact round trip through the writer), then the
     /// same bytes as a weight file (`ModelFile.parse`, which builds and validates the network).
-    static func safetensors(_ bytes: [UInt8]) -> [String] {
+    public static func safetensors(_ bytes: [UInt8]) -> [String] {
         var problems: [String] = []
         let name = "fuzz.safetensors"
         do {
@@ -131,7 +131,7 @@ enum FuzzChecks {
     /// A weight file that loads must give a network that runs: an image and a drawing are
     /// recognized (10 probabilities, 3 candidates, a digit 0…9 or none, valid JSON output).
     /// Slower than `safetensors` (the network runs), so fuzzed separately.
-    static func model(_ bytes: [UInt8]) -> [String] {
+    public static func model(_ bytes: [UInt8]) -> [String] {
         var problems: [String] = []
         let name = "fuzz.safetensors"
         do {
@@ -155,7 +155,7 @@ enum FuzzChecks {
     // MARK: - Properties
 
     /// A refusal must be a `DigitError` naming `source`, with a bounded one-line description.
-    static func checkError(_ error: Error, source: String) -> [String] {
+    public static func checkError(_ error: Error, source: String) -> [String] {
         guard let e = error as? DigitError else { return ["threw \(type(of: error)), not a DigitError: \(error)"] }
         var problems: [String] = []
         if e.file != source { problems.append("error does not name the file: \(e)") }
@@ -170,7 +170,7 @@ enum FuzzChecks {
 
     /// Records are numbered 0, 1, 2…; failures are errors naming the source; drawings pass
     /// `checkDrawing`.
-    static func checkRecords(_ records: [DrawingRecord], source: String, limits: StrokeLimits, deep: Bool) -> [String] {
+    public static func checkRecords(_ records: [DrawingRecord], source: String, limits: StrokeLimits, deep: Bool) -> [String] {
         var problems: [String] = []
         var previousLine = 0
         for (i, record) in records.enumerated() {
@@ -192,7 +192,7 @@ enum FuzzChecks {
 
     /// The drawing keeps the limits and holds finite numbers in range; when `deep`, it also
     /// survives an encode/decode round trip unchanged and rasterizes to 784 values in 0…1.
-    static func checkDrawing(_ drawing: Drawing, limits: StrokeLimits, deep: Bool = true) -> [String] {
+    public static func checkDrawing(_ drawing: Drawing, limits: StrokeLimits, deep: Bool = true) -> [String] {
         var problems: [String] = []
         if drawing.strokes.count > limits.maxStrokesPerDrawing { problems.append("\(drawing.strokes.count) strokes") }
         if drawing.pointCount > limits.maxPointsPerDrawing { problems.append("\(drawing.pointCount) points") }
@@ -230,7 +230,7 @@ enum FuzzChecks {
         return problems
     }
 
-    static func checkIDX(_ bytes: [UInt8], file: String) -> [String] {
+    public static func checkIDX(_ bytes: [UInt8], file: String) -> [String] {
         var problems: [String] = []
         do {
             let images = try IDX.parseImages(bytes, file: file)
@@ -255,7 +255,7 @@ enum FuzzChecks {
         return problems
     }
 
-    static func checkSafetensorsRoundTrip(_ file: SafetensorsFile) -> [String] {
+    public static func checkSafetensorsRoundTrip(_ file: SafetensorsFile) -> [String] {
         var problems: [String] = []
         for (name, t) in file.tensors {
             var product = 1

@@ -1,0 +1,118 @@
+import DigitKit
+import Foundation
+import XCTest
+
+/// Scratch folders and small inputs for the robustness tests.
+public enum RobustnessFixtures {
+    /// A fresh empty folder, removed when the test ends.
+    public static func scratch(_ test: XCTestCase) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("digits-robust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// A small valid weight file: flatten and one linear layer 784 → 10 with seeded weights.
+    public static func tinyModel() -> ModelFile {
+        var rng = SplitMix64(seed: 42)
+        let weights = (0..<7840).map { _ in rng.uniform(-0.05, 0.05) }
+        let bias = (0..<10).map { _ in rng.uniform(-0.1, 0.1) }
+        return ModelFile(layers: [Flatten(), Linear("fc", outCount: 10)],
+                         tensors: ["fc.weight": TensorData(shape: [10, 784], values: weights),
+                                   "fc.bias": TensorData(shape: [10], values: bias)],
+                         inputMean: 0.1307, inputStd: 0.3081)
+    }
+
+    /// Writes `tinyModel()` into `folder` and returns its path.
+    public static func writeTinyModel(in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("tiny.safetensors").path
+        try tinyModel().write(to: path)
+        return path
+    }
+
+    /// An IDX image file of `count` 28×28 images and its label file: digit `i % 10` drawn as a
+    /// bar whose position depends on the label, plus seeded noise, so a network can learn it.
+    public static func writeSyntheticMNIST(in folder: URL, split: String, count: Int, seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        var images: [UInt8] = [0, 0, 8, 3] + bigEndian(count) + bigEndian(28) + bigEndian(28)
+        var labels: [UInt8] = [0, 0, 8, 1] + bigEndian(count)
+        for i in 0..<count {
+            let label = i % 10
+            labels.append(UInt8(label))
+            for y in 0..<28 {
+                for x in 0..<28 {
+                    let ink = (x >= 4 + 2 * label && x < 7 + 2 * label && y > 4 && y < 24) || (y == 3 + 2 * label && x > 5)
+                    let noise = Int(rng.next() % 40)
+                    images.append(UInt8(min(255, (ink ? 200 : 0) + noise)))
+                }
+            }
+        }
+        try Data(images).write(to: folder.appendingPathComponent("\(split)-images-idx3-ubyte"))
+        try Data(labels).write(to: folder.appendingPathComponent("\(split)-labels-idx1-ubyte"))
+    }
+
+    public static func bigEndian(_ value: Int) -> [UInt8] {
+        [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    /// A UNIPEN file of `digits` digits with `points` points each (pendigits-like).
+    public static func unipen(digits: Int, points: Int) -> String {
+        var text = ".INCLUDE dene.doc\n.HIERARCHY DIGIT\n\n"
+        text.reserveCapacity(digits * (points * 9 + 80))
+        for d in 0..<digits {
+            text += ".SEGMENT DIGIT \(d) ? \"\(d % 10)\"\n.COMMENT \(d % 10) \(d % 30) \(d)\n.PEN_DOWN\n"
+            for p in 0..<points { text += " \(100 + (p * 37 + d) % 300) \(100 + (p * 53 + 7 * d) % 300)\n" }
+            text += ".PEN_UP\n.DT 100\n\n"
+        }
+        return text
+    }
+}
+
+/// A small valid weight file: 28×28 → conv 1→4 3×3 pad 1 → batch norm → ReLU → max pool 4 →
+/// 4×7×7 → flatten → linear 196→10. About 2,000 parameters, with seeded random values.
+public enum SmallModel {
+    public static let layers: [any Layer] = [
+        Conv2D("conv", outChannels: 4, kernel: 3, padding: 1), BatchNorm2D("bn"), ReLU(), MaxPool2D(kernel: 4),
+        Flatten(), Linear("fc", outCount: 10),
+    ]
+
+    public static func tensors(seed: UInt64 = 5) -> [String: TensorData] {
+        var rng = SplitMix64(seed: seed)
+        return [
+            "conv.weight": TensorData(shape: [4, 1, 3, 3], values: rng.floats(36)),
+            "conv.bias": TensorData(shape: [4], values: rng.floats(4)),
+            "bn.weight": TensorData(shape: [4], values: rng.floats(4, 0.5, 1.5)),
+            "bn.bias": TensorData(shape: [4], values: rng.floats(4)),
+            "bn.running_mean": TensorData(shape: [4], values: rng.floats(4)),
+            "bn.running_var": TensorData(shape: [4], values: rng.floats(4, 0.5, 2)),
+            "fc.weight": TensorData(shape: [10, 196], values: rng.floats(1960, -0.3, 0.3)),
+            "fc.bias": TensorData(shape: [10], values: rng.floats(10)),
+        ]
+    }
+
+    /// The metadata `ModelFile` writes for this network, as plain strings (so a test can break one).
+    public static let metadata: [String: String] = [
+        "format": "digits-cnn", "format_version": "1", "classes": "0123456789",
+        "input_mean": "0.1307", "input_std": "0.3081", "temperature": "1.5",
+        "layers": LayerKinds.json(layers),
+        "training_command": "made by the tests", "seed": "5",
+    ]
+
+    public static var model: ModelFile {
+        ModelFile(layers: layers, tensors: tensors(), inputMean: 0.1307, inputStd: 0.3081, temperature: 1.5,
+                  provenance: ["training_command": "made by the tests", "seed": "5"])
+    }
+
+    /// Writes the file `tensors` + `metadata` (both default to the valid model) to `path`.
+    public static func write(to path: String, tensors: [String: TensorData]? = nil, metadata: [String: String]? = nil) throws {
+        try SafetensorsFile(tensors: tensors ?? self.tensors(), metadata: metadata ?? self.metadata).write(to: path)
+    }
+}
+
+
+public extension SplitMix64 {
+    /// `count` uniform floats in [lo, hi).
+    mutating func floats(_ count: Int, _ lo: Float = -1, _ hi: Float = 1) -> [Float] {
+        (0..<count).map { _ in uniform(lo, hi) }
+    }
+}

@@ -3,7 +3,8 @@
 // digits: handwritten-digit recognition in Swift, with no package dependencies.
 //
 // The targets, lowest first (imports point one way; docs/architecture.md draws them):
-//   CZlib, CJPEG          the system's zlib and libjpeg-turbo (system-library targets)
+//   CZlib, CJPEG          the system's zlib and libjpeg-turbo (system-library targets; CJPEGShim
+//                         catches libjpeg's fatal errors)
 //   DigitFormats          file formats: JSON, stroke files, UNIPEN, safetensors, IDX, gzip, PNG, PNM, JPEG
 //   DigitKernels          the compute kernels in C, compiled per instruction set and chosen at run time
 //   DigitWeights          the shipped weight file, a resource (Weights/)
@@ -47,7 +48,7 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"]), .yum(["zlib-devel"])]),
         .target(
             name: "DigitFormats",
-            dependencies: ["CZlib"] + (withJPEG ? ["CJPEG"] : []),
+            dependencies: ["CZlib"] + (withJPEG ? ["CJPEGShim"] : []),
             swiftSettings: withJPEG ? [.define("DIGITS_JPEG")] : []),
         .target(name: "DigitKernels"),
         .target(
@@ -79,7 +80,8 @@ let package = Package(
             path: "Tests/DigitTestSupport"),
         .testTarget(
             name: "DigitFormatsTests",
-            dependencies: ["DigitFormats", "DigitTestSupport"]),
+            dependencies: ["DigitFormats", "DigitTestSupport"],
+            swiftSettings: withJPEG ? [.define("DIGITS_JPEG")] : []),
         .testTarget(
             name: "DigitKitTests",
             dependencies: ["DigitKit", "DigitKernels", "DigitTestSupport"]),
@@ -94,16 +96,20 @@ let package = Package(
 )
 
 if withJPEG {
-    package.targets.append(
-        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG",
-                       providers: [.apt(["libjpeg-turbo8-dev"]), .yum(["libjpeg-turbo-devel"])]))
+    package.targets += [
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg-turbo8-dev"]), .yum(["libjpeg-turbo-devel"])]),
+        // libjpeg reports a fatal error by calling error_exit, which must not return: this C shim
+        // turns it into a longjmp back to the call and an error string, which Swift cannot do.
+        .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
+    ]
 }
 
 if withSDL {
     package.products.append(.executable(name: "digitpad", targets: ["DigitPad"]))
     package.targets += [
         // MARK: - Window (SDL2)
-        .systemLibrary(name: "CSDL2", path: "Sources/CSDL2", pkgConfig: "sdl2",
+        .systemLibrary(name: "CSDL2", path: "Sources/CSDL2",
                        providers: [.apt(["libsdl2-dev"]), .yum(["SDL2-devel"])]),
         .executableTarget(
             name: "DigitPad",

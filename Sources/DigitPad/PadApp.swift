@@ -484,7 +484,9 @@ final class PadApp {
     private func snapshot(to path: String) {
         controller.render(into: &surface)
         guard let shot = window.present(&surface, capture: true),
-              let png = PNGEncoder.encodeRGB(width: shot.width, height: shot.height, argb: shot.pixels) else {
+              let png = try? PNG.encode(rgb: shot.pixels.flatMap { [UInt8(truncatingIfNeeded: $0 >> 16), UInt8(truncatingIfNeeded: $0 >> 8),
+                                                                    UInt8(truncatingIfNeeded: $0)] },
+                                        width: shot.width, height: shot.height) else {
             FileHandle.standardError.write(Data("digitpad: \(path): cannot read the window's pixels: \(SDLWindow.lastError())\n".utf8))
             exitCode = 3
             return

@@ -114,7 +114,7 @@ final class CLIRobustnessTests: XCTestCase {
 
     func testCLI_FileOverTheSizeLimitExits1WithoutReadingIt() throws {
         let path = scratch.appendingPathComponent("huge.json").path
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.truncate(atOffset: UInt64(64 << 20) + 1)  // sparse: no disk used
         try handle.close()
@@ -136,10 +136,11 @@ final class CLIRobustnessTests: XCTestCase {
         let out = scratch.appendingPathComponent("p.jsonl").path
         let r = try digits(["import-unipen", input, "--out", out])
         XCTAssertEqual(r.status, 1)
-        XCTAssertEqual(r.stderrLines.first, "digits import-unipen: \(input): line 4: expected a coordinate line 'x y' of two integers, found '3 x'")
-        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), #"{"label":"1","canvas":{"width":500,"height":500},"strokes":[[[5,495],[5,491]]]}"# + "\n")
+        XCTAssertEqual(r.stderrLines.first, "digits import-unipen: \(input): line 4: expected a coordinate line 'x y' of two numbers, found '3 x'")
+        // No declared size and no tablet box: y direction from the ink (here downward: not flipped), no canvas.
+        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), #"{"label":"1","strokes":[[[5,5],[5,9]]]}"# + "\n")
         let none = try digits(["import-unipen", try write("n.tra", ".COMMENT nothing here\n"), "--out", out])
-        assertOneLineError(none, status: 1, ["n.tra: no .SEGMENT DIGIT found: not a UNIPEN digit file"])
+        assertOneLineError(none, status: 1, ["n.tra: no .SEGMENT with a digit label found: not a UNIPEN digit file"])
     }
 
     func testCLI_BadIDXAndBadWeightFilesExit1NamingTheByte() throws {

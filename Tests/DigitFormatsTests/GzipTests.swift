@@ -1,11 +1,15 @@
 import DigitFormats
-import Foundation
 import DigitKit
 import DigitTestSupport
+import Foundation
 import XCTest
 
 /// The compressed inputs below were made with Python's zlib and `gzip -n` (see each comment);
 /// the tests check that this decoder reproduces what those encoders were given.
+///
+/// Errors inside DEFLATE data are found by zlib, which reports where it was reading (the byte
+/// holding its next unread bit), not where the faulty code started: those locations are a few
+/// bytes later than a decoder of our own would give.
 final class GzipTests: XCTestCase {
     // MARK: - Inputs
 
@@ -214,11 +218,13 @@ final class GzipTests: XCTestCase {
     }
 
     func testGzip_OutputLimitIsEnforced() throws {
-        // The symbol that crosses the limit starts in byte 1548; zlib fed byte by byte first
-        // passes 7,736 output bytes after byte 1550, where that symbol's bits end.
-        assertGzipError(dynamic, limit: 7736, kind: .limit, location: "byte 1548", contains: "limit of 7736 bytes")
+        // The symbol that crosses the limit starts in byte 1548 and its bits end in byte 1550;
+        // zlib has read into byte 1551 (the end-of-block code) when it writes that byte.
+        assertGzipError(dynamic, limit: 7736, kind: .limit, location: "byte 1551", contains: "limit of 7736 bytes")
         XCTAssertEqual(try Gzip.decompress(dynamic, file: "x.gz", limit: 7737).count, 7737)
-        assertGzipError(stored, limit: 299, kind: .limit, location: "byte 15", contains: "limit of 299 bytes")
+        // The stored block's 300 bytes are bytes 15…314: the 300th is the one over the limit.
+        assertGzipError(stored, limit: 299, kind: .limit, location: "byte 315", contains: "limit of 299 bytes")
+        XCTAssertEqual(try Gzip.decompress(stored, file: "x.gz", limit: 300), storedContent())
     }
 
     func testGzip_BadHeaderFieldsThrow() {
@@ -246,10 +252,11 @@ final class GzipTests: XCTestCase {
         w.code(257 - 256, 7)  // length 3
         w.code(0, 5)          // distance 1, with nothing output yet
         w.code(0, 7)
-        assertGzipError(header + w.bytes + [UInt8](repeating: 0, count: 8), location: "byte 10",
-                        contains: "match distance 1 reaches before the start of the output (0 bytes so far)")
+        // The match starts in byte 10; zlib finds the bad distance after reading its code, in byte 11.
+        assertGzipError(header + w.bytes + [UInt8](repeating: 0, count: 8), location: "byte 11",
+                        contains: "match distance reaches before the start of the output (0 bytes so far)")
         // Nor may a match reach back into the previous member's output.
-        assertGzipError(fixed + header + w.bytes + [UInt8](repeating: 0, count: 8), location: "byte 42",
+        assertGzipError(fixed + header + w.bytes + [UInt8](repeating: 0, count: 8), location: "byte 43",
                         contains: "(0 bytes so far)")
     }
 
@@ -258,8 +265,9 @@ final class GzipTests: XCTestCase {
         w.bits(1, 1); w.bits(2, 2)
         w.bits(0, 5); w.bits(0, 5); w.bits(15, 4)
         for _ in 0..<19 { w.bits(1, 3) }  // 19 codes of one bit cannot exist
-        assertGzipError(header + w.bytes + [UInt8](repeating: 0, count: 8), location: "byte 10",
-                        contains: "over-subscribed code-length code")
+        // zlib checks the code after reading all 19 lengths: 74 bits from byte 10, so in byte 19.
+        assertGzipError(header + w.bytes + [UInt8](repeating: 0, count: 8), location: "byte 19",
+                        contains: "invalid code-length code (over-subscribed")
     }
 
     func testGzip_CorruptedStreamsThrowOrDecodeCorrectly() {

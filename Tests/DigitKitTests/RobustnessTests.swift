@@ -179,31 +179,29 @@ final class RobustnessTests: XCTestCase {
 
     // MARK: - UNIPEN
 
-    func testUNIPEN_CoordinateLimitAppliesToTheFlippedY() throws {
-        // y = -9,999,600 is inside ±1e7, but y' = 500 - y = 10,000,100 is not.
-        let text = ".SEGMENT DIGIT 0 ? \"1\"\n.PEN_DOWN\n 0 -9999600\n.PEN_UP\n.SEGMENT DIGIT 1 ? \"2\"\n.PEN_DOWN\n 0 -9999500\n.PEN_UP\n"
+    func testUNIPEN_CoordinateBeyondTheLimitFailsItsDigitOnly() throws {
+        let text = ".SEGMENT DIGIT 0 \"1\"\n.PEN_DOWN\n 0 20000000\n.PEN_UP\n.SEGMENT DIGIT 1 \"2\"\n.PEN_DOWN\n 0 500\n 10 400\n.PEN_UP\n"
         let records = try UNIPEN.parse(Array(text.utf8), source: "t.tra")
+        XCTAssertEqual(records.count, 2)
         guard case let .failure(error) = records[0].result else { return XCTFail("the first digit should fail") }
         XCTAssertEqual(error.kind, .limit)
-        XCTAssertEqual(error.location, "line 3")
         let ok = try records[1].result.get()
-        XCTAssertEqual(ok.strokes[0][0].y, 1e7)
+        XCTAssertEqual(ok.pointCount, 2)
         // …and what import-unipen writes for it reads back.
         let line = StrokeJSON.encode(ok)
         XCTAssertEqual(try StrokeJSON.decode(try JSONParser.parse(Array(line.utf8))), ok)
     }
 
-    func testUNIPEN_SegmentsCannotShareComponentsSoOutputIsBoundedByInput() throws {
-        // 1,000 points once, then 20,000 segments naming them: without the rule, 20 million points.
+    func testUNIPEN_SegmentsNamingTheSameInkCannotMultiplyTheOutput() throws {
+        // 1,000 points once, then 20,000 segments naming them: without a budget, 20 million points.
         var text = ".PEN_DOWN\n" + String(repeating: " 1 2\n", count: 1000) + ".PEN_UP\n"
         text += String(repeating: ".SEGMENT DIGIT 0 ? \"1\"\n", count: 20_000)
+        let started = Date()
         let records = try UNIPEN.parse(Array(text.utf8), source: "amp.tra")
-        XCTAssertEqual(records.count, 20_000)
-        XCTAssertEqual(try records[0].result.get().pointCount, 1000)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the work is bounded by the input")
+        XCTAssertFalse(records.isEmpty)
         let total = records.reduce(0) { $0 + ((try? $1.result.get().pointCount) ?? 0) }
-        XCTAssertEqual(total, 1000)
-        guard case let .failure(error) = records[1].result else { return XCTFail("a second digit took the same component") }
-        XCTAssertEqual(error.description, "amp.tra: line 1004: component 0 is already part of the digit at line 1003; a .PEN_DOWN block can belong to one digit only")
+        XCTAssertLessThanOrEqual(total, 1000, "never more points out than in")
     }
 
     func testUNIPEN_HostileLinesFailTheirDigitOnly() throws {
@@ -234,10 +232,10 @@ final class RobustnessTests: XCTestCase {
             if case let .failure(e) = record.result { return e.description }
             return nil
         }
-        XCTAssertEqual(failures[0], "h.tra: line 4: expected a coordinate line 'x y' of two integers, found '3 4 5'")
+        XCTAssertEqual(failures[0], "h.tra: line 4: expected a coordinate line 'x y' of two numbers, found '3 4 5'")
         XCTAssertEqual(failures[1], "h.tra: line 6: the digit label must be one of \"0\"…\"9\", found \"1\\u{1b}[2J\"")
-        XCTAssertEqual(failures[2], "h.tra: line 10: unsupported delineation '99999999999999999999': expected component numbers such as 12, 6-7 or 1,3-4")
-        XCTAssertEqual(failures[3], "h.tra: line 13: expected a coordinate line 'x y' of two integers, found '9999999999999 1'")
+        XCTAssertEqual(failures[2], "h.tra: line 10: unsupported delineation '99999999999999999999': expected component numbers and ranges such as 12, 6-7, 399:3-399:42 or 1,3-4")
+        XCTAssertEqual(failures[3], "h.tra: line 13: expected a coordinate line 'x y' of two numbers, found '9999999999999 1'")
         XCTAssertNil(failures[4])
         XCTAssertEqual(try records[4].result.get().pointCount, 2)
     }

@@ -106,15 +106,21 @@ struct PrintedAnswer {
 
 /// Screenshot helpers: decode and measure parts of the picture.
 struct Screenshot {
-    var image: PNGDecoder.Image
+    var image: DecodedImage
+    /// 0xFFRRGGBB, row-major.
+    var pixels: [UInt32]
     var layout: PadLayout
 
     init(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        image = try PNGDecoder.decode(try FileIO.read(path, limit: 1 << 28), file: path)
+        image = try PNG.decodeRGB(try FileIO.read(path, limit: 1 << 28), file: path)
+        let rgb = image.rgb ?? []
+        pixels = (0..<(image.width * image.height)).map { i in
+            0xFF00_0000 | UInt32(rgb[3 * i]) << 16 | UInt32(rgb[3 * i + 1]) << 8 | UInt32(rgb[3 * i + 2])
+        }
         layout = PadLayout(width: image.width, height: image.height)
     }
 
-    func pixel(_ x: Int, _ y: Int) -> UInt32 { image.pixels[y * image.width + x] }
+    func pixel(_ x: Int, _ y: Int) -> UInt32 { pixels[y * image.width + x] }
 
     /// Pixels of white ink (gray, brighter than half) inside `rect`.
     func ink(in rect: PixelRect) -> Int {
@@ -131,13 +137,13 @@ struct Screenshot {
     /// Variance of the luminance over the whole picture (0 for a blank one).
     var variance: Double {
         var sum = 0.0, squares = 0.0
-        for p in image.pixels {
+        for p in pixels {
             let c = RGB(p)
             let v = 0.299 * Double(c.r) + 0.587 * Double(c.g) + 0.114 * Double(c.b)
             sum += v
             squares += v * v
         }
-        let n = Double(image.pixels.count)
+        let n = Double(pixels.count)
         return squares / n - (sum / n) * (sum / n)
     }
 

@@ -64,8 +64,8 @@ public struct Executable {
         process.environment = env
         let tag = UUID().uuidString
         let out = directory.appendingPathComponent(".stdout-\(tag)"), err = directory.appendingPathComponent(".stderr-\(tag)")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         if let stdin {

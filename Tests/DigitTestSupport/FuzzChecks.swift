@@ -13,7 +13,7 @@ import Foundation
 /// `DigitError` whose one-line description names the source.
 public enum FuzzChecks {
     /// The fuzz targets, each a folder of `Fixtures/fuzz/` and an entry `Fuzz/<Name>.swift`.
-    public static let targets = ["strokes", "unipen", "idx", "safetensors", "model"]
+    public static let targets = ["strokes", "unipen", "idx", "safetensors", "model", "images", "gzip"]
 
     public static func run(_ target: String, _ bytes: [UInt8]) -> [String] {
         switch target {
@@ -22,6 +22,8 @@ public enum FuzzChecks {
         case "idx": return idx(bytes)
         case "safetensors": return safetensors(bytes)
         case "model": return model(bytes)
+        case "images": return checkImageDecoding(bytes)
+        case "gzip": return checkGzip(bytes)
         default: return ["unknown fuzz target \(target)"]
         }
     }
@@ -79,10 +81,10 @@ public enum FuzzChecks {
                 problems += checkError(error, source: "fuzz.tra")
             }
         }
-        return problems
+        return problems + checkUNIPEN(bytes)
     }
 
-    /// The decompression limit used by the IDX target: 1 MiB.
+    /// The decompression limit of the idx and gzip targets: 1 MiB.
     public static let gzipLimit = 1 << 20
 
     /// IDX images and labels, raw and (when the input is gzip) decompressed; every input is also

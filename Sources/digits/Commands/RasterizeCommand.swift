@@ -60,13 +60,13 @@ struct RasterizeCommand: CLICommand {
 
         if let out {
             let size = Rasterizer.size
-            let gray = try ImageIO.upscale(ImageIO.grayBytes(image), width: size, height: size, factor: scale)
+            let gray = try RasterImages.upscale(RasterImages.grayBytes(image), width: size, height: size, factor: scale)
             let bytes = format == "png"
-                ? try ImageIO.png(gray: gray, width: size * scale, height: size * scale)
-                : try ImageIO.pgm(gray: gray, width: size * scale, height: size * scale)
+                ? try PNG.encode(gray: gray, width: size * scale, height: size * scale)
+                : try PNM.encodeP5(gray: gray, width: size * scale, height: size * scale)
             try FileIO.writeAtomically(bytes, to: out)
         }
-        if ascii { print(ImageIO.ascii(image), terminator: "") }
+        if ascii { print(RasterImages.ascii(image), terminator: "") }
         return ExitCode.ok
     }
 }

@@ -1,6 +1,6 @@
 // libFuzzer entry: PNG, JPEG and PGM/PPM through ImageDecoder.decode, at full size and with maxSide 16.
-// Built and run by scripts/fuzz-images images; properties in Tests/ImageFormatsTests/ImageFuzzChecks.swift.
-import ImageFormats
+// Built and run by scripts/fuzz images; properties in Tests/DigitTestSupport/ImageFuzzChecks.swift.
+import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Shared by the libFuzzer entries: runs one target's checks (Tests/DigitKitTests/FuzzChecks.swift)
-/// and aborts on a violated property, so libFuzzer saves the input as a crash.
+/// Shared by the libFuzzer entries: runs one target's checks (`FuzzChecks` in
+/// Tests/DigitTestSupport/*FuzzChecks.swift, compiled with this file into the module FuzzSupport by
+/// scripts/fuzz) and aborts on a violated property, so libFuzzer saves the input as a crash.
 public enum FuzzEntry {
     public static func run(_ target: String, _ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []

@@ -21,6 +21,23 @@ final class FuzzCorpusTests: XCTestCase {
     func testFuzzCorpus_IDXInputsKeepEveryProperty() throws { try replay("idx") }
     func testFuzzCorpus_SafetensorsInputsKeepEveryProperty() throws { try replay("safetensors") }
     func testFuzzCorpus_ModelInputsKeepEveryProperty() throws { try replay("model") }
+    func testFuzzCorpus_ImagesInputsKeepEveryProperty() throws { try replay("images") }
+    func testFuzzCorpus_GzipInputsKeepEveryProperty() throws { try replay("gzip") }
+
+    func testFuzzCorpus_EveryCheckedTargetIsBuiltAndReplayed() throws {
+        // scripts/fuzz builds Fuzz/*.swift and fuzzes from Fixtures/fuzz/<target>/; a target added
+        // to FuzzChecks without them would never be fuzzed.
+        let entries = try FileManager.default.contentsOfDirectory(atPath: TestPaths.repoRoot.appendingPathComponent("Fuzz").path)
+            .map { try String(contentsOf: TestPaths.repoRoot.appendingPathComponent("Fuzz/\($0)"), encoding: .utf8) }
+        let script = try String(contentsOf: TestPaths.repoRoot.appendingPathComponent("scripts/fuzz"), encoding: .utf8)
+        let tests = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        XCTAssertTrue(script.contains("\ntargets=(\(FuzzChecks.targets.joined(separator: " ")))\n"),
+                      "scripts/fuzz's list of targets is not FuzzChecks.targets")
+        for target in FuzzChecks.targets {
+            XCTAssertEqual(entries.filter { $0.contains("FuzzEntry.run(\"\(target)\"") }.count, 1, "the entry of \(target) in Fuzz/")
+            XCTAssertTrue(tests.contains("try replay(\"\(target)\")"), "no test replays Fixtures/fuzz/\(target)")
+        }
+    }
 
     func testFuzzCorpus_TheSeedModelsAreValidWeightFiles() throws {
         // Without a loadable model in the seeds the fuzzer would hardly ever reach the network.

@@ -9,6 +9,7 @@ let commands: [CLICommand.Type] = [
     TrainCommand.self,
     EvalCommand.self,
     RecognizeCommand.self,
+    ComposeCommand.self,
     InfoCommand.self,
     VersionCommand.self,
     MNISTCommand.self,

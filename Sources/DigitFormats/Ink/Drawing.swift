@@ -19,7 +19,8 @@ public struct StrokePoint: Equatable, Sendable {
 /// optional expected label and an informative canvas size.
 public struct Drawing: Equatable, Sendable {
     public var strokes: [[StrokePoint]]
-    /// The expected answer (a digit "0"…"9" for labelled data), used by evaluation.
+    /// What was written, for labelled data: digits (`"7"`, `"2026"`), or a name for something that
+    /// is not a number (`"A"`, `"scribble"`). Used by evaluation and training.
     public var label: String?
     public var canvasWidth: Float?
     public var canvasHeight: Float?
@@ -35,4 +36,19 @@ public struct Drawing: Equatable, Sendable {
     public var isEmpty: Bool { strokes.allSatisfy(\.isEmpty) }
 
     public var pointCount: Int { strokes.reduce(0) { $0 + $1.count } }
+
+    /// The label's digits when it is a number (`"2026"` → [2, 0, 2, 6]), nil for no label or a
+    /// label that is not made of digits.
+    public var labelDigits: [Int]? {
+        guard let label, !label.isEmpty else { return nil }
+        var digits: [Int] = []
+        for scalar in label.unicodeScalars {
+            guard ("0"..."9").contains(scalar) else { return nil }
+            digits.append(Int(scalar.value) - 48)
+        }
+        return digits
+    }
+
+    /// The digit when the label is exactly one digit, else nil.
+    public var labelDigit: Int? { labelDigits.flatMap { $0.count == 1 ? $0[0] : nil } }
 }

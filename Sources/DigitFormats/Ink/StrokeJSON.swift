@@ -35,8 +35,9 @@ public struct StrokeLimits: Sendable, Equatable {
 ///   **y growing downward**. A point is `[x, y]`, `[x, y, t]` or an object with numbers `x`, `y`
 ///   and optional `t` (seconds, finite) and `p` (pressure in 0…1); other keys in a point object
 ///   are ignored. An empty `strokes` array or empty strokes are legal.
-/// - `label` (optional): a digit as a string `"0"`…`"9"` or an integer 0…9 (stored as the string);
-///   `null` means no label.
+/// - `label` (optional): what was written: digits as a string (`"7"`, `"2026"`, `"007"`) or a
+///   whole number (stored as its digits); any other string of at most 64 characters names a
+///   drawing that is not a number (`"A"`, `"scribble"`); `null` means no label.
 /// - `canvas` (optional, informative): an object with optional positive `width` and `height`.
 /// - `writer` (optional): an integer naming the writer (kept by `DrawingLoader`, not by `Drawing`).
 /// - Any other top-level key is ignored, so files may carry extra fields.
@@ -156,22 +157,29 @@ public enum StrokeJSON {
         return t
     }
 
+    /// The longest label, in characters.
+    public static let maxLabelCharacters = 64
+
     private static func decodeLabel(_ value: JSONValue?) throws -> String? {
         switch value {
         case nil, .null?:
             return nil
         case .string(let s)?:
-            guard s.utf8.count == 1, let byte = s.utf8.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                throw DigitError(.format, at: "label", "expected a digit \"0\"…\"9\", found the string \"\(s.prefix(20))\"")
+            guard !s.isEmpty, s.count <= maxLabelCharacters else {
+                throw DigitError(.format, at: "label", "expected a label of 1…\(maxLabelCharacters) characters (digits such as \"7\" "
+                                 + "or \"2026\", or a name for what is not a number), found \(s.count) characters")
+            }
+            guard !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw DigitError(.format, at: "label", "the label holds a control character")
             }
             return s
         case .number(let v)?:
-            guard v == v.rounded(), (0...9).contains(v) else {
-                throw DigitError(.format, at: "label", "expected a digit 0…9, found the number \(JSONValue.format(v))")
+            guard v == v.rounded(), v >= 0, v < 1e15 else {
+                throw DigitError(.format, at: "label", "expected a whole number 0…999999999999999, found the number \(JSONValue.format(v))")
             }
             return String(Int(v))
         case let other?:
-            throw DigitError(.format, at: "label", "expected a digit \"0\"…\"9\", found \(other.kindDescription)")
+            throw DigitError(.format, at: "label", "expected a label string such as \"7\" or \"2026\", or a whole number, found \(other.kindDescription)")
         }
     }
 
@@ -295,11 +303,12 @@ public enum StrokeJSON {
     private static func plainLabel(_ scanner: inout JSONScanner, into drawing: inout Drawing) -> Bool {
         if scanner.null() { return true }
         if let text = scanner.string() {
-            guard text.count == 1, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[0]) else { return false }
-            drawing.label = String(UnicodeScalar(text[0]))
+            // Plain printable ASCII only; anything else goes through the full decoder.
+            guard (1...maxLabelCharacters).contains(text.count), text.allSatisfy({ (0x20...0x7E).contains($0) }) else { return false }
+            drawing.label = String(decoding: text, as: UTF8.self)
             return true
         }
-        guard let v = scanner.number(), v == v.rounded(), (0...9).contains(v) else { return false }
+        guard let v = scanner.number(), v == v.rounded(), v >= 0, v < 1e15 else { return false }
         drawing.label = String(Int(v))
         return true
     }

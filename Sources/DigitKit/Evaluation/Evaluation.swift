@@ -109,15 +109,16 @@ public enum Calibration {
     /// The softmax temperature T > 0 minimizing the negative log-likelihood of `labels` under
     /// softmax(logits / T) (Guo et al. 2017), by golden-section search on log T in [-3, 3].
     /// Fit it on validation data only, never on the test set.
-    public static func fitTemperature(logits: [Float], labels: [Int]) -> Float {
+    /// `logits` holds `classes` values per item.
+    public static func fitTemperature(logits: [Float], labels: [Int], classes: Int = 10) -> Float {
         func nll(_ t: Double) -> Double {
             var total = 0.0
             for i in 0..<labels.count {
                 var m = -Double.infinity
-                for c in 0..<10 { m = max(m, Double(logits[i * 10 + c]) / t) }
+                for c in 0..<classes { m = max(m, Double(logits[i * classes + c]) / t) }
                 var sum = 0.0
-                for c in 0..<10 { sum += exp(Double(logits[i * 10 + c]) / t - m) }
-                total -= Double(logits[i * 10 + labels[i]]) / t - m - log(sum)
+                for c in 0..<classes { sum += exp(Double(logits[i * classes + c]) / t - m) }
+                total -= Double(logits[i * classes + labels[i]]) / t - m - log(sum)
             }
             return total
         }
@@ -135,10 +136,10 @@ public enum Calibration {
 
 /// Runs a network over many images.
 public enum BatchInference {
-    /// Logits (N × 10) of `count` images of 784 pixels in 0…1.
+    /// Logits (N × classes) of `count` images of 784 pixels in 0…1.
     public static func logits(_ network: InferenceNetwork, pixels: [Float], threads: Int) -> [Float] {
         let count = pixels.count / 784
-        var logits = [Float](repeating: 0, count: count * 10)
+        var logits = [Float](repeating: 0, count: count * network.classCount)
         pixels.withUnsafeBufferPointer { p in
             logits.withUnsafeMutableBufferPointer { l in
                 network.logits(pixels: p.baseAddress!, count: count, into: l.baseAddress!, threads: threads)
@@ -147,13 +148,17 @@ public enum BatchInference {
         return logits
     }
 
-    /// Softmax of every row of `logits` at `temperature`.
-    public static func probabilities(_ logits: [Float], temperature: Float) -> [Float] {
-        var out = [Float](repeating: 0, count: logits.count)
+    /// The ten digits' probabilities of every row of `logits` (`classes` values a row), softmax
+    /// at `temperature` over all the classes: with a "not a digit" output the ten do not sum to 1.
+    public static func probabilities(_ logits: [Float], temperature: Float, classes: Int = 10) -> [Float] {
+        let rows = logits.count / classes
+        var out = [Float](repeating: 0, count: rows * 10)
+        var row = [Float](repeating: 0, count: classes)
         logits.withUnsafeBufferPointer { l in
-            out.withUnsafeMutableBufferPointer { o in
-                for i in 0..<(logits.count / 10) {
-                    softmax(l.baseAddress! + i * 10, count: 10, temperature: temperature, into: o.baseAddress! + i * 10)
+            row.withUnsafeMutableBufferPointer { r in
+                for i in 0..<rows {
+                    softmax(l.baseAddress! + i * classes, count: classes, temperature: temperature, into: r.baseAddress!)
+                    for c in 0..<10 { out[i * 10 + c] = r[c] }
                 }
             }
         }
@@ -186,7 +191,7 @@ public enum DrawingEvaluation {
             switch record.result {
             case let .failure(e): result.errors.append(e)
             case let .success(drawing):
-                guard let label = drawing.label.flatMap(Int.init), (0...9).contains(label) else {
+                guard let label = drawing.labelDigit else {
                     result.unlabelled += 1
                     continue
                 }

@@ -12,10 +12,15 @@ extension SafetensorsFile.Tensor {
 public struct ModelFile: Sendable {
     public static let format = "digits-cnn"
     public static let formatVersion = "1"
-    public static let classes = "0123456789"
+    /// The `classes` of a network with one output per digit.
+    public static let digitClasses = "0123456789"
+    /// The `classes` of a network with an eleventh output, "not a digit" (`*`).
+    public static let digitAndRefusalClasses = "0123456789*"
 
     /// The network, in order: the layers that have an entry in the file (no dropout).
     public var layers: [any Layer]
+    /// The network's outputs in order: `0123456789`, or `0123456789*` with "not a digit" last.
+    public var classes: String = ModelFile.digitClasses
     public var tensors: [String: TensorData]
     public var inputMean: Float
     public var inputStd: Float
@@ -55,8 +60,10 @@ public struct ModelFile: Sendable {
             throw DigitError(.format, file: path, at: "metadata 'format_version'",
                              "version '\(m["format_version"] ?? "")' is not supported (this build reads \(formatVersion))")
         }
-        guard try require("classes") == classes else {
-            throw DigitError(.format, file: path, at: "metadata 'classes'", "expected '\(classes)'")
+        let classes = try require("classes")
+        guard classes == digitClasses || classes == digitAndRefusalClasses else {
+            throw DigitError(.format, file: path, at: "metadata 'classes'",
+                             "expected '\(digitClasses)' or '\(digitAndRefusalClasses)' (* = not a digit), found '\(classes.prefix(40))'")
         }
         func number(_ key: String) throws -> Float {
             guard let v = Float(try require(key)), v.isFinite else {
@@ -72,8 +79,9 @@ public struct ModelFile: Sendable {
         for key in ["format", "format_version", "classes", "input_mean", "input_std", "temperature", "layers"] {
             provenance[key] = nil
         }
-        let model = ModelFile(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std,
+        var model = ModelFile(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std,
                               temperature: temperature, provenance: provenance)
+        model.classes = classes
         _ = try model.makeNetwork(file: path)
         return model
     }
@@ -81,14 +89,14 @@ public struct ModelFile: Sendable {
     /// The inference network this file describes.
     public func makeNetwork(file: String = "weights", kernels: KernelVariant = .active) throws -> InferenceNetwork {
         try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd,
-                             outputs: Self.classes.count, file: file, kernels: kernels)
+                             outputs: classes.count, file: file, kernels: kernels)
     }
 
     public var metadata: [String: String] {
         var m = provenance
         m["format"] = Self.format
         m["format_version"] = Self.formatVersion
-        m["classes"] = Self.classes
+        m["classes"] = classes
         m["input_mean"] = "\(inputMean)"
         m["input_std"] = "\(inputStd)"
         m["temperature"] = temperature == 1 ? "1" : "\(temperature)"

@@ -8,8 +8,12 @@ public struct Recognition: Sendable {
     public var digit: Int?
     /// The top probability (after the model's softmax temperature).
     public var confidence: Float
-    /// The ten class probabilities, summing to 1 (all zero for an empty drawing).
+    /// The ten digits' probabilities (all zero for an empty drawing). They sum to 1 less
+    /// `notADigit`.
     public var probabilities: [Float]
+    /// The probability that the drawing is not a digit at all, for a network with that output
+    /// (see `ModelFile.classes`); 0 otherwise.
+    public var notADigit: Float = 0
     /// The three best candidates, best first.
     public var top: [(digit: Int, probability: Float)]
     /// The 28×28 input the network saw, row-major, 0 = background, 1 = ink.
@@ -20,6 +24,10 @@ public struct Recognition: Sendable {
 
     /// The best digit whatever its confidence (nil for an empty drawing).
     public var bestGuess: Int? { top.first?.digit }
+
+    /// True when "not a digit" is more likely than any digit: what the window and the command line
+    /// show as "not a digit" rather than "not sure".
+    public var isNotADigit: Bool { !isEmpty && notADigit > confidence }
 
     /// One line of `digits recognize --json`:
     /// `{"source":"a.jsonl","index":0,"digit":7,"confidence":0.993,"top":[[7,0.993],[1,0.004],[9,0.002]],"label":"7"}`.
@@ -51,9 +59,9 @@ public final class DigitRecognizer {
     public let network: InferenceNetwork
     public var threshold: Float
     public var rasterizer: Rasterizer
-    private let workspace: InferenceNetwork.Workspace
+    let workspace: InferenceNetwork.Workspace
     private var pixels = [Float](repeating: 0, count: 784)
-    private var logits = [Float](repeating: 0, count: 10)
+    private var logits: [Float]
 
     /// The weight file used when none is named: `$DIGITS_WEIGHTS` when set, else the shipped
     /// weights from the package's resource bundle. Throws one error naming what was looked for.
@@ -78,6 +86,7 @@ public final class DigitRecognizer {
         self.threshold = threshold
         rasterizer = Rasterizer(options: raster ?? model.rasterOptions)
         workspace = network.makeWorkspace()
+        logits = [Float](repeating: 0, count: network.classCount)
     }
 
     public func recognize(_ drawing: Drawing) -> Recognition {
@@ -91,20 +100,24 @@ public final class DigitRecognizer {
 
     /// Recognizes a 28×28 image (784 values in 0…1, 0 = background, 1 = ink).
     public func recognize(pixels input: [Float]) -> Recognition {
-        var probabilities = [Float](repeating: 0, count: 10)
+        let classes = network.classCount
+        var all = [Float](repeating: 0, count: classes)
         input.withUnsafeBufferPointer { px in
             logits.withUnsafeMutableBufferPointer { l in
                 network.logits(pixels: px.baseAddress!, workspace: workspace, into: l.baseAddress!)
-                probabilities.withUnsafeMutableBufferPointer {
-                    softmax(l.baseAddress!, count: 10, temperature: model.temperature, into: $0.baseAddress!)
+                all.withUnsafeMutableBufferPointer {
+                    softmax(l.baseAddress!, count: classes, temperature: model.temperature, into: $0.baseAddress!)
                 }
             }
         }
+        let probabilities = Array(all.prefix(10))
         let order = (0..<10).sorted { probabilities[$0] > probabilities[$1] || (probabilities[$0] == probabilities[$1] && $0 < $1) }
         let confidence = probabilities[order[0]]
-        return Recognition(digit: confidence >= threshold ? order[0] : nil, confidence: confidence,
-                           probabilities: probabilities, top: order.prefix(3).map { ($0, probabilities[$0]) },
-                           raster: input, isEmpty: false, threshold: threshold)
+        var r = Recognition(digit: confidence >= threshold ? order[0] : nil, confidence: confidence,
+                            probabilities: probabilities, top: order.prefix(3).map { ($0, probabilities[$0]) },
+                            raster: input, isEmpty: false, threshold: threshold)
+        r.notADigit = classes > 10 ? all[10] : 0
+        return r
     }
 }
 

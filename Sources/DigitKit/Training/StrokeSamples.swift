@@ -20,8 +20,7 @@ public struct StrokeSamples: SampleSource {
     public init(records: [DrawingRecord], raster: RasterOptions = .init(), writers: (Int?) -> Bool = { _ in true }) {
         var d: [Drawing] = [], l: [Int] = []
         for r in records where writers(r.writer) {
-            guard case let .success(drawing) = r.result, let label = drawing.label.flatMap(Int.init),
-                  (0...9).contains(label), !drawing.isEmpty else { continue }
+            guard case let .success(drawing) = r.result, let label = drawing.labelDigit, !drawing.isEmpty else { continue }
             d.append(drawing)
             l.append(label)
         }
@@ -33,17 +32,29 @@ public struct StrokeSamples: SampleSource {
     public var count: Int { drawings.count }
     public func label(_ i: Int) -> Int { labels[i] }
 
+    /// Share of the 0s, 1s and 7s drawn in a variant form (see `DigitVariants`); 0 turns it off
+    /// (and draws no random number for it, so older runs reproduce).
+    public var variantRate: Float = 0
+
     public func render(_ i: Int, augment: Bool, rng: inout SplitMix64, into pixels: UnsafeMutablePointer<Float>) {
+        var drawing = drawings[i]
+        if augment, variantRate > 0, rng.nextFloat() < variantRate {
+            drawing = DigitVariants.variant(of: drawing, digit: labels[i], rng: &rng)
+        }
+        render(drawing, augment: augment, rng: &rng, into: pixels)
+    }
+
+    /// `drawing` rasterized, distorted when `augment`.
+    func render(_ drawing: Drawing, augment: Bool, rng: inout SplitMix64, into pixels: UnsafeMutablePointer<Float>) {
         let out = UnsafeMutableBufferPointer(start: pixels, count: 784)
         guard augment else {
-            Rasterizer(options: raster).rasterize(drawings[i], into: out)
+            Rasterizer(options: raster).rasterize(drawing, into: out)
             return
         }
         var options = raster
         options.penWidth = rng.uniform(penWidthRange.lowerBound, penWidthRange.upperBound)
         options.softness = rng.uniform(softnessRange.lowerBound, softnessRange.upperBound)
-        let drawing = distorted(drawings[i], rng: &rng)
-        Rasterizer(options: options).rasterize(drawing, into: out)
+        Rasterizer(options: options).rasterize(distorted(drawing, rng: &rng), into: out)
     }
 
     func distorted(_ d: Drawing, rng: inout SplitMix64) -> Drawing {

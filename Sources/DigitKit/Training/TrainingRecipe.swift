@@ -18,11 +18,23 @@ public struct TrainingRecipe: Sendable {
     public var augmentation = Augmentation()
     /// Pen drawings (pendigits or other labelled strokes), rasterized on the fly.
     public var pen = PenData()
-    /// Synthetic non-digits per epoch (dots, tangles, spirals, zigzags), trained toward "unsure".
+    /// Synthetic non-digits per epoch (dots, tangles, spirals, zigzags; with `refusalClass` also
+    /// dashes, crosses and crossings-out), trained toward "unsure" or "not a digit".
     public var nonDigits = 0
+    /// An eleventh output, "not a digit", trained on the non-digit sources below.
+    public var refusalClass = false
+    /// Wrong pieces of composed numbers (two digits together, fragments) per epoch, "not a digit"
+    /// (`NumberPartSamples`); needs `refusalClass` and pen data.
+    public var numberParts = 0
+    /// Stroke-font glyphs (letters and symbols as "not a digit", digits as digits), and how many
+    /// times each appears per epoch.
+    public var glyphRepeats = 0
+    /// Share of pen 0s, 1s and 7s drawn in a variant form (slashed zero, crossed seven, European one).
+    public var variantRate: Float = 0
 
     public struct PenData: Sendable {
-        /// Writers never trained on (kept for measuring); nil: `PendigitsSplit` (every third writer).
+        /// Writers never trained on (kept for measuring); nil: `PendigitsSplit` (every third
+        /// writer); empty: train on every writer.
         public var heldOutWriters: Set<Int>?
         /// How many times each drawing appears per epoch.
         public var repeats = 2
@@ -35,16 +47,18 @@ public struct TrainingRecipe: Sendable {
         }
 
         public var heldOutList: String {
-            heldOutWriters.map { $0.sorted().map(String.init).joined(separator: ",") } ?? PendigitsSplit.heldOutList
+            guard let set = heldOutWriters else { return PendigitsSplit.heldOutList }
+            return set.isEmpty ? "none" : set.sorted().map(String.init).joined(separator: ",")
         }
     }
 
-    public init(name: String = "custom", architecture: String = "standard") throws {
-        guard let layers = Architecture.named(architecture) else {
+    public init(name: String = "custom", architecture: String = "standard", classes: Int = 10) throws {
+        guard let layers = Architecture.named(architecture, classes: classes) else {
             throw DigitError(.usage, "unknown architecture '\(architecture)' (\(Architecture.names.joined(separator: ", ")))")
         }
         self.name = name
         architectureName = architecture
+        refusalClass = classes == 11
         options = TrainingOptions()
         options.architecture = layers
     }
@@ -67,11 +81,17 @@ public struct TrainingRecipe: Sendable {
         public var mnistDirectory: String
         /// Labelled drawings (a UNIPEN file, JSON Lines or a folder), or nil for MNIST only.
         public var strokes: String?
-        public init(mnistDirectory: String, strokes: String? = nil) {
+        /// The stroke-font glyph file (Fixtures/hershey/glyphs.jsonl), needed when `glyphRepeats > 0`.
+        public var glyphs: String?
+        public init(mnistDirectory: String, strokes: String? = nil, glyphs: String? = nil) {
             self.mnistDirectory = mnistDirectory
             self.strokes = strokes
+            self.glyphs = glyphs
         }
     }
+
+    /// The network's outputs: 10 digits, or 11 with "not a digit".
+    public var classes: Int { refusalClass ? 11 : 10 }
 
     /// What `prepare` found: the trainer and what to tell the user before it runs.
     public struct Run {
@@ -104,15 +124,41 @@ public struct TrainingRecipe: Sendable {
         let validationRange = (used - validationCount)..<used
         var sources: [any SampleSource] = [MNISTSamples(trainSet, range: trainRange, augmentation: augmentation)]
         var note = ""
+        let refusal = refusalClass ? 10 : NonDigitSamples.label
+        var penRecords: [DrawingRecord] = []
         if let path = data.strokes {
-            let strokes = StrokeSamples(records: try DrawingLoader.load(path), raster: pen.raster) { !pen.isHeldOut($0) }
+            penRecords = try DrawingLoader.load(path)
+            var strokes = StrokeSamples(records: penRecords, raster: pen.raster) { !pen.isHeldOut($0) }
+            strokes.variantRate = variantRate
             guard strokes.count > 0 else { throw DigitError(.format, file: path, "no labelled drawings from training writers") }
             sources += Array(repeating: strokes, count: pen.repeats)
             note = "; \(strokes.count) drawings × \(pen.repeats) from \(path) (held-out writers: \(pen.heldOutList))"
+                + (variantRate > 0 ? ", variant forms \(variantRate)" : "")
         }
         if nonDigits > 0 {
-            sources.append(NonDigitSamples(count: nonDigits, seed: options.seed, raster: pen.raster))
+            var shapes = NonDigitSamples(count: nonDigits, seed: options.seed, raster: pen.raster)
+            if refusalClass {
+                shapes.target = refusal
+                shapes.kinds = 7
+            }
+            sources.append(shapes)
             note += "; \(nonDigits) synthetic non-digits"
+        }
+        if numberParts > 0 {
+            guard refusalClass, !penRecords.isEmpty else {
+                throw DigitError(.usage, "number parts need the \"not a digit\" output and pen data (--strokes)")
+            }
+            let byWriter = NumberComposer.byWriter(penRecords) { !pen.isHeldOut($0) }
+            sources.append(NumberPartSamples(count: numberParts, seed: options.seed ^ 0x9A27, byWriter: byWriter,
+                                             raster: pen.raster, label: refusal))
+            note += "; \(numberParts) wrong pieces of composed numbers"
+        }
+        if glyphRepeats > 0 {
+            guard let path = data.glyphs else { throw DigitError(.usage, "glyphs need the glyph file (Fixtures/hershey/glyphs.jsonl)") }
+            var glyphs = GlyphSamples(try GlyphSamples.load(path), refusalLabel: refusal, refusals: refusalClass, raster: pen.raster)
+            glyphs.strokes.rotationDegrees = 12
+            sources += Array(repeating: glyphs, count: glyphRepeats)
+            note += "; \(glyphs.count) stroke-font glyphs × \(glyphRepeats) from \(path)"
         }
         options.dataTag = "mnist 0..<\(trainRange.upperBound) val \(validationRange.lowerBound)..<\(validationRange.upperBound)"
             + (augmentation.clean > 0 ? " clean \(augmentation.clean)" : "") + note
@@ -135,14 +181,16 @@ public struct TrainingRecipe: Sendable {
         let model = try run.trainer.run(checkpoint: checkpoint, report: report)
         let options = run.trainer.options
         var file = ModelFile(layers: model.layers, tensors: model.tensors, inputMean: model.inputMean, inputStd: model.inputStd)
+        file.classes = refusalClass ? ModelFile.digitAndRefusalClasses : ModelFile.digitClasses
         let network = try file.makeNetwork()
         let validationLogits = BatchInference.logits(network, pixels: BatchInference.pixels(run.trainSet, range: run.validationRange),
                                                      threads: options.threads)
         let temperature = Calibration.fitTemperature(logits: validationLogits,
-                                                     labels: run.validationRange.map { Int(run.trainSet.labels[$0]) })
+                                                     labels: run.validationRange.map { Int(run.trainSet.labels[$0]) },
+                                                     classes: classes)
         file.temperature = temperature
         let testLogits = BatchInference.logits(network, pixels: BatchInference.pixels(run.testSet), threads: options.threads)
-        let report = EvaluationReport(probabilities: BatchInference.probabilities(testLogits, temperature: temperature),
+        let report = EvaluationReport(probabilities: BatchInference.probabilities(testLogits, temperature: temperature, classes: classes),
                                       labels: run.testSet.labels.map(Int.init), threshold: 0.9, temperature: temperature)
         var provenance = [
             "recipe": name,

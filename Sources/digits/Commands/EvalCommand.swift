@@ -48,6 +48,12 @@ struct EvalCommand: CLICommand {
         let writers = try Writers.parse(try args.option("--writers"), "--writers")
         let excluded = try Writers.parse(try args.option("--exclude-writers"), "--exclude-writers")
         let temperature = try args.float("--temperature", range: 0.01...100)
+        let numbersFlag = args.flag("--numbers")
+        var reading = NumberReaderOptions()
+        if let text = try args.option("--max-digits") {
+            guard let n = Int(text), (1...1000).contains(n) else { throw DigitError(.usage, "--max-digits must be a whole number in 1...1000, got '\(text)'") }
+            reading.maxDigits = n
+        }
         let overrides = try RasterOverrides(&args)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {
@@ -68,11 +74,24 @@ struct EvalCommand: CLICommand {
             guard rest.count == 1 else { throw DigitError(.usage, "expected one input file or folder, got \(rest.count)") }
             let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
             let records = try DrawingLoader.load(rest[0])
-            let result = DrawingEvaluation.evaluate(records, recognizer: recognizer) { writer in
+            let keep: (Int?) -> Bool = { writer in
                 if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
                 if let excluded, let w = writer, excluded.contains(w) { return false }
                 return true
             }
+            // Numbers (labels of several digits, or labels that are not numbers) go through the number reader.
+            let drawingLabels = records.compactMap { try? $0.result.get().label }
+            if numbersFlag || drawingLabels.contains(where: { $0.count != 1 || !("0"..."9").contains($0) }) {
+                let report = NumberEvaluationReport.evaluate(records, recognizer: recognizer, options: reading, writers: keep)
+                for e in records.compactMap({ record -> DigitError? in if case let .failure(e) = record.result { return e }; return nil }) {
+                    printError("digits eval: \(e)")
+                }
+                for e in report.errors { printError("digits eval: \(e)") }
+                guard report.numbers + report.nonNumbers > 0 else { throw DigitError(.format, file: rest[0], "no labelled drawings to evaluate") }
+                print(json ? report.json : report.table, terminator: json ? "\n" : "")
+                return records.contains { if case .failure = $0.result { return true }; return false } ? ExitCode.badInput : ExitCode.ok
+            }
+            let result = DrawingEvaluation.evaluate(records, recognizer: recognizer, writers: keep)
             for e in result.errors { printError("digits eval: \(e)") }
             unreadable = !result.errors.isEmpty
             if result.unlabelled > 0 { printError("digits eval: \(result.unlabelled) drawings without a digit label were skipped") }

@@ -31,6 +31,14 @@ struct RecognizeCommand: CLICommand {
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let json = args.flag("--json")
+        let single = args.flag("--single")
+        var reading = NumberReaderOptions()
+        reading.maxDigits = try args.option("--max-digits").map { text in
+            guard let n = Int(text), (1...1000).contains(n) else {
+                throw DigitError(.usage, "--max-digits must be a whole number in 1...1000, got '\(text)'")
+            }
+            return n
+        }
         let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
         let weightsPath = try args.option("--weights")
         let overrides = try RasterOverrides(&args)
@@ -56,13 +64,22 @@ struct RecognizeCommand: CLICommand {
                     printError("digits recognize: \(error)")
                     status = max(status, ExitCode.of(error))
                 case let .success(drawing):
-                    let r = recognizer.recognize(drawing)
-                    if json {
-                        out += r.jsonLine(source: record.source, index: record.index, label: drawing.label) + "\n"
+                    let answer: String
+                    if single {
+                        let r = recognizer.recognize(drawing)
+                        answer = json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : describe(r)
                     } else {
-                        out += "\(record.source)#\(record.index): \(describe(r))"
-                            + (drawing.label.map { "  (label \($0))" } ?? "") + "\n"
+                        let r: NumberReading
+                        do { r = try recognizer.read(drawing, options: reading) } catch let e as DigitError {
+                            let located = e.inFile(record.source)
+                            printError("digits recognize: \(located.file ?? ""): drawing \(record.index): \(located.message)")
+                            status = max(status, ExitCode.of(located))
+                            continue
+                        }
+                        answer = json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : r.summary
                     }
+                    out += json ? answer + "\n"
+                        : "\(record.source)#\(record.index): \(answer)" + (drawing.label.map { "  (label \($0))" } ?? "") + "\n"
                 }
                 if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }
             }
@@ -75,6 +92,7 @@ struct RecognizeCommand: CLICommand {
         if r.isEmpty { return "? empty drawing" }
         let candidates = r.top.map { "\($0.digit) \(String(format: "%.1f%%", $0.probability * 100))" }.joined(separator: ", ")
         if let d = r.digit { return "\(d)  \(String(format: "%.1f%%", r.confidence * 100))" }
+        if r.isNotADigit { return "?  not a digit (\(String(format: "%.1f%%", r.notADigit * 100)))" }
         return "?  not sure: \(candidates)"
     }
 }

@@ -81,8 +81,10 @@ struct TrainCommand: CLICommand {
         o.seed = UInt64(try args.int("--seed", default: Int(o.seed), range: 0...Int(Int32.max)))
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         if args.flag("--no-augment") { o.augment = false }
+        if args.flag("--refusal-class") { recipe.refusalClass = true }
+        if let layers = Architecture.named(recipe.architectureName, classes: recipe.classes) { o.architecture = layers }
         if let arch = try args.option("--arch") {
-            guard let layers = Architecture.named(arch) else {
+            guard let layers = Architecture.named(arch, classes: recipe.classes) else {
                 throw DigitError(.usage, "--arch must be \(Architecture.names.joined(separator: ", ")), got '\(arch)'")
             }
             o.architecture = layers
@@ -98,6 +100,11 @@ struct TrainCommand: CLICommand {
             recipe.pen.heldOutWriters = holdout
         }
         recipe.nonDigits = try args.int("--non-digits", default: recipe.nonDigits, range: 0...1_000_000)
+        recipe.numberParts = try args.int("--number-parts", default: recipe.numberParts, range: 0...1_000_000)
+        recipe.glyphRepeats = try args.int("--glyphs", default: recipe.glyphRepeats, range: 0...100)
+        recipe.variantRate = try args.float("--variants", default: recipe.variantRate, range: 0...1)
+        let glyphsPath = try args.option("--glyph-file")
+        if args.flag("--all-writers") { recipe.pen.heldOutWriters = [] }
         recipe.pen.repeats = try args.int("--strokes-repeat", default: recipe.pen.repeats, range: 1...100)
         recipe.pen.raster.penWidth = try args.float("--pen-width", default: recipe.pen.raster.penWidth, range: 0.5...8)
         recipe.pen.raster.softness = try args.float("--softness", default: recipe.pen.raster.softness, range: 0.01...8)
@@ -114,7 +121,14 @@ struct TrainCommand: CLICommand {
             }
             strokesPath = found
         }
-        let run = try recipe.prepare(.init(mnistDirectory: dir, strokes: strokesPath), threads: threads)
+        var glyphs = glyphsPath
+        if recipe.glyphRepeats > 0 && glyphs == nil {
+            guard let found = Locations.projectFile("Fixtures/hershey/glyphs.jsonl") else {
+                throw DigitError(.io, "the glyph file Fixtures/hershey/glyphs.jsonl was not found: pass --glyph-file FILE")
+            }
+            glyphs = found
+        }
+        let run = try recipe.prepare(.init(mnistDirectory: dir, strokes: strokesPath, glyphs: glyphs), threads: threads)
         let epochs = recipe.options.epochs
         let progress = ProgressLine()
         Interruption.install()

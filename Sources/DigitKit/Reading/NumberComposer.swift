@@ -1,0 +1,83 @@
+import Foundation
+
+/// Builds drawings of numbers from single-digit drawings of one writer, the way a person writes on
+/// a line: digits of about the same height, left to right, gaps from a slight overlap to wide,
+/// the baseline and the size wandering a little, writing order kept and time stamps continued.
+/// The same digits and seed give the same drawing.
+public struct NumberComposer: Sendable, Equatable {
+    /// Height of the line, in the output's units.
+    public var lineHeight: Float = 100
+    /// Each digit's height as a share of the line, drawn uniformly.
+    public var size: ClosedRange<Float> = 0.82...1.08
+    /// Space between neighbours in line heights (negative: they overlap), drawn uniformly.
+    public var gap: ClosedRange<Float> = -0.1...0.6
+    /// Vertical wander of each digit, in line heights, drawn uniformly in ±this.
+    public var baseline: Float = 0.06
+    /// Pause between digits, in seconds, when the strokes have time stamps.
+    public var pause: ClosedRange<Float> = 0.15...0.6
+
+    public init() {}
+
+    /// A composed number and which digit each of its strokes belongs to.
+    public struct Number: Sendable {
+        public var drawing: Drawing
+        /// `strokeDigit[k]` is the position (0-based, left to right) of the digit stroke `k` belongs to.
+        public var strokeDigit: [Int]
+    }
+
+    /// The number written by `digits` in order; the label is their labels joined ("2026").
+    public func compose(_ digits: [Drawing], rng: inout SplitMix64) -> Number {
+        var strokes: [[StrokePoint]] = []
+        var owner: [Int] = []
+        var cursor: Float = 0
+        var clock: Float = 0
+        var label = ""
+        for (position, digit) in digits.enumerated() {
+            guard let box = Segmentation.box(digit.strokes.joined()) else { continue }
+            let height = lineHeight * rng.uniform(size.lowerBound, size.upperBound)
+            let scale = height / max(box.height, box.width * 0.25, 1e-6)
+            let shiftY = lineHeight * rng.uniform(-baseline, baseline)
+            if position > 0 { cursor += lineHeight * rng.uniform(gap.lowerBound, gap.upperBound) }
+            let x0 = cursor - box.x0 * scale
+            // Bottoms on the baseline (y = lineHeight), give or take the wander.
+            let y0 = lineHeight - box.y1 * scale + shiftY
+            let times = digit.strokes.joined().compactMap(\.t)
+            let t0 = times.min() ?? 0, t1 = times.max() ?? 0
+            for stroke in digit.strokes where !stroke.isEmpty {
+                strokes.append(stroke.map { p in
+                    StrokePoint(x: x0 + p.x * scale, y: y0 + p.y * scale, t: p.t.map { clock + $0 - t0 }, p: p.p)
+                })
+                owner.append(position)
+            }
+            if !times.isEmpty { clock += t1 - t0 + rng.uniform(pause.lowerBound, pause.upperBound) }
+            cursor = x0 + box.x1 * scale
+            label += digit.label ?? "?"
+        }
+        return Number(drawing: Drawing(strokes: strokes, label: label), strokeDigit: owner)
+    }
+
+    /// `count` numbers of `lengths` digits each (drawn uniformly), each from the drawings of one
+    /// writer: the writer and each digit drawn at random from `byWriter` (labelled single digits).
+    public func composeSet(_ byWriter: [[Drawing]], count: Int, lengths: ClosedRange<Int>, seed: UInt64) -> [Number] {
+        let writers = byWriter.filter { !$0.isEmpty }
+        guard !writers.isEmpty else { return [] }
+        var rng = SplitMix64(seed: seed)
+        return (0..<count).map { _ in
+            let pool = writers[Int(rng.next() % UInt64(writers.count))]
+            let length = lengths.lowerBound + Int(rng.next() % UInt64(lengths.count))
+            let digits = (0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }
+            return compose(digits, rng: &rng)
+        }
+    }
+
+    /// Labelled single-digit drawings grouped by writer (records without a writer form one group),
+    /// keeping the writers `keep` accepts.
+    public static func byWriter(_ records: [DrawingRecord], keep: (Int?) -> Bool = { _ in true }) -> [[Drawing]] {
+        var groups: [Int: [Drawing]] = [:]
+        for record in records where keep(record.writer) {
+            guard case let .success(drawing) = record.result, drawing.labelDigit != nil, !drawing.isEmpty else { continue }
+            groups[record.writer ?? -1, default: []].append(drawing)
+        }
+        return groups.keys.sorted().map { groups[$0]! }
+    }
+}

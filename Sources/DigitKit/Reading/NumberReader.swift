@@ -1,0 +1,206 @@
+import DigitKernels
+import Foundation
+
+/// One digit of a number as read: the best digit (nil below the threshold), its probability,
+/// the three best candidates, and where it is in the drawing.
+public struct ReadDigit: Sendable {
+    /// The digit, or nil when its probability is below the threshold ("not sure").
+    public var digit: Int?
+    /// The probability of the best digit.
+    public var confidence: Float
+    /// The probability that this ink is not a digit (0 with a network that has no such output).
+    public var notADigit: Float
+    /// The three best digits, best first.
+    public var top: [(digit: Int, probability: Float)]
+    /// The digit's box in the drawing's coordinates.
+    public var box: InkBox
+    /// Indices of the drawing's strokes that make the digit (a stroke that runs through two digits
+    /// is listed in both).
+    public var strokes: [Int]
+    /// The best digit whatever its probability.
+    public var bestGuess: Int { top.first?.digit ?? 0 }
+}
+
+/// A number read from a drawing: its digits left to right.
+public struct NumberReading: Sendable {
+    /// The digits left to right, `?` for each digit below the threshold ("20?6"); empty for an
+    /// empty drawing.
+    public var text: String
+    /// The probability that every digit is right: the product of the digits' probabilities.
+    public var confidence: Float
+    public var digits: [ReadDigit]
+    public var threshold: Float
+    /// True when every digit is above the threshold (and there is at least one).
+    public var isAnswered: Bool { !digits.isEmpty && digits.allSatisfy { $0.digit != nil } }
+    public var isEmpty: Bool { digits.isEmpty }
+    /// The best digits whatever their probabilities.
+    public var bestText: String { digits.map { String($0.bestGuess) }.joined() }
+}
+
+/// What the number reader weighs besides the network's probabilities. A reading's score is the sum
+/// over its digits of log P(best digit) and these geometry terms (each 0 for digits of ordinary
+/// shape): digits on one line are about as tall as the line and rarely wider than it is tall, and
+/// neighbours overlap at most a little.
+public struct NumberReaderOptions: Sendable, Equatable {
+    /// Penalty per line height a digit falls short of half the line's height (a 5's hat alone, a dot).
+    public var shortPenalty: Float = 8
+    /// Penalty per line height a digit is wider than 1.25 line heights (two digits taken as one).
+    public var widePenalty: Float = 6
+    /// Penalty per unit of overlap between neighbours, measured as a share of the narrower one.
+    public var overlapPenalty: Float = 3
+    /// The most digits a reading may have (nil: no bound).
+    public var maxDigits: Int?
+    public init() {}
+}
+
+extension DigitRecognizer {
+    /// Reads the number written in `drawing`: one or more digits left to right on one line, each of
+    /// one or more strokes in any order. Candidate digits (runs of neighbouring strokes, and pieces
+    /// of strokes that run through two digits) are scored by the network, and the best reading —
+    /// the highest sum of log-probabilities and geometry terms — is found by dynamic programming.
+    /// Throws a `.limit` error for a drawing of too many parts (more than 600 strokes and pieces).
+    public func read(_ drawing: Drawing, options: NumberReaderOptions = .init()) throws -> NumberReading {
+        let segmentation = try Segmentation(drawing)
+        let n = segmentation.pieces.count
+        guard n > 0 else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
+        // Score every candidate run once.
+        var runs: [Range<Int>] = []
+        for i in 0..<n { for j in segmentation.candidates[i] { runs.append(i..<j) } }
+        let probabilities = scoreRuns(runs, segmentation, drawing)
+        var score: [Range<Int>: (Float, Int)] = [:]   // run → (log score, index into runs)
+        let h = segmentation.lineHeight
+        for (k, run) in runs.enumerated() {
+            let p = probabilities[k]
+            let best = p.prefix(10).max() ?? 0
+            let box = segmentation.box(run)
+            var g: Float = 0
+            let hr = box.height / h, wr = box.width / h
+            if hr < 0.5 { g -= options.shortPenalty * (0.5 - hr) }
+            if wr > 1.25 { g -= options.widePenalty * (wr - 1.25) }
+            score[run] = (log(max(best, 1e-9)) + g, k)
+        }
+        func overlap(_ a: Range<Int>, _ b: Range<Int>) -> Float {
+            let x = segmentation.box(a), y = segmentation.box(b)
+            let narrower = max(min(x.width, y.width), 0.05 * h)
+            return max(0, x.x1 - y.x0) / narrower
+        }
+        // best[(run, count)]: the best reading of pieces 0..<run.upperBound ending with `run`, with
+        // `count` digits; counts matter only under a bound.
+        let bound = options.maxDigits.map { max(1, $0) }
+        struct State: Hashable { var run: Range<Int>; var count: Int }
+        var best: [State: (score: Float, previous: State?)] = [:]
+        var endingAt: [[State]] = Array(repeating: [], count: n + 1)
+        for i in 0..<n {
+            for j in segmentation.candidates[i] {
+                let run = i..<j, (s, _) = score[run]!
+                if i == 0 {
+                    let state = State(run: run, count: 1)
+                    best[state] = (s, nil)
+                    endingAt[j].append(state)
+                    continue
+                }
+                var choices: [State: (Float, State)] = [:]
+                for previous in endingAt[i] {
+                    guard let (ps, _) = best[previous] else { continue }
+                    let count = bound == nil ? 1 : previous.count + 1
+                    if let bound, count > bound { continue }
+                    let total = ps + s - options.overlapPenalty * overlap(previous.run, run)
+                    let state = State(run: run, count: count)
+                    if choices[state].map({ total > $0.0 }) ?? true { choices[state] = (total, previous) }
+                }
+                for (state, (total, previous)) in choices {
+                    best[state] = (total, previous)
+                    endingAt[j].append(state)
+                }
+            }
+        }
+        guard var state = endingAt[n].max(by: { best[$0]!.score < best[$1]!.score }) else {
+            throw DigitError(.limit, "the drawing cannot be read as a number of at most \(bound ?? 0) digits")
+        }
+        var path: [Range<Int>] = []
+        while true {
+            path.append(state.run)
+            guard let previous = best[state]!.previous else { break }
+            state = previous
+        }
+        path.reverse()
+        var digits: [ReadDigit] = []
+        for run in path {
+            let p = probabilities[score[run]!.1]
+            let order = (0..<10).sorted { p[$0] > p[$1] || (p[$0] == p[$1] && $0 < $1) }
+            let confidence = p[order[0]]
+            digits.append(ReadDigit(digit: confidence >= threshold ? order[0] : nil, confidence: confidence,
+                                    notADigit: p.count > 10 ? p[10] : 0, top: order.prefix(3).map { ($0, p[$0]) },
+                                    box: segmentation.box(run), strokes: segmentation.strokes(run)))
+        }
+        let text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
+        let confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
+        return NumberReading(text: text, confidence: confidence, digits: digits, threshold: threshold)
+    }
+
+    /// The class probabilities (digits 0…9, then "not a digit" when the network has it) of each run.
+    private func scoreRuns(_ runs: [Range<Int>], _ segmentation: Segmentation, _ drawing: Drawing) -> [[Float]] {
+        var options = rasterizer.options
+        // A piece smaller than half the line keeps its size against the line (see `Segmentation.drawing`).
+        options.minimumExtent = 0.5
+        let segmentRasterizer = Rasterizer(options: options)
+        let classes = network.classCount
+        var pixels = [Float](repeating: 0, count: 784)
+        var logits = [Float](repeating: 0, count: classes)
+        var out: [[Float]] = []
+        out.reserveCapacity(runs.count)
+        for run in runs {
+            let piece = segmentation.drawing(drawing, run)
+            pixels.withUnsafeMutableBufferPointer { segmentRasterizer.rasterize(piece, into: $0) }
+            var p = [Float](repeating: 0, count: classes)
+            pixels.withUnsafeBufferPointer { px in
+                logits.withUnsafeMutableBufferPointer { l in
+                    network.logits(pixels: px.baseAddress!, workspace: workspace, into: l.baseAddress!)
+                    p.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress!, classes, model.temperature, $0.baseAddress!) }
+                }
+            }
+            out.append(p)
+        }
+        return out
+    }
+}
+
+extension NumberReading {
+    /// One line of `digits recognize --json`:
+    /// `{"source":"a.json","index":0,"text":"2026","digit":null,"confidence":0.96,"top":[],"digits":[{"digit":2,
+    /// "confidence":0.99,"top":[[2,0.99],[7,0.004],[3,0.001]],"box":[12,30,61,118],"strokes":[0]},…],"label":"2026"}`.
+    /// When the reading is one digit, `digit`, `confidence` and `top` are that digit's (as for a
+    /// single digit before numbers were read); otherwise `digit` is null, `confidence` the
+    /// reading's and `top` empty. An empty drawing adds `"empty":true`.
+    public func jsonLine(source: String, index: Int, label: String?) -> String {
+        func p(_ v: Float) -> String { v.isFinite ? String(format: "%.6g", v) : "null" }
+        func top(_ t: [(digit: Int, probability: Float)]) -> String { "[" + t.map { "[\($0.digit),\(p($0.probability))]" }.joined(separator: ",") + "]" }
+        let single = digits.count == 1 ? digits[0] : nil
+        var s = "{\"source\":\(JSONText.quote(source)),\"index\":\(index),\"text\":\(JSONText.quote(text)),"
+        s += "\"digit\":\(single?.digit.map(String.init) ?? "null"),\"confidence\":\(p(single?.confidence ?? confidence)),"
+        s += "\"top\":\(top(single?.top ?? [])),\"digits\":["
+        s += digits.map { d in
+            "{\"digit\":\(d.digit.map(String.init) ?? "null"),\"confidence\":\(p(d.confidence)),\"top\":\(top(d.top)),"
+                + "\"box\":[\(p(d.box.x0)),\(p(d.box.y0)),\(p(d.box.x1)),\(p(d.box.y1))],"
+                + "\"strokes\":[\(d.strokes.map(String.init).joined(separator: ","))]"
+                + (d.notADigit > 0 ? ",\"not_a_digit\":\(p(d.notADigit))" : "") + "}"
+        }.joined(separator: ",") + "]"
+        if let label { s += ",\"label\":\(JSONText.quote(label))" }
+        if isEmpty { s += ",\"empty\":true" }
+        return s + "}"
+    }
+
+    /// The answer in words: `2026  99.1%`, or `20?6` with the doubtful digits' candidates, or
+    /// `?  not a digit (93.0%)` for a single piece of ink that is not a digit.
+    public var summary: String {
+        func pct(_ v: Float) -> String { String(format: "%.1f%%", v * 100) }
+        if isEmpty { return "? empty drawing" }
+        if isAnswered { return "\(text)  \(pct(confidence))" }
+        if digits.count == 1, digits[0].notADigit > digits[0].confidence { return "?  not a digit (\(pct(digits[0].notADigit)))" }
+        let doubts = digits.enumerated().filter { $0.element.digit == nil }.map { i, d in
+            (digits.count == 1 ? "not sure: " : "digit \(i + 1): ")
+                + d.top.map { "\($0.digit) \(pct($0.probability))" }.joined(separator: ", ")
+        }
+        return "\(text)  " + doubts.joined(separator: "; ")
+    }
+}

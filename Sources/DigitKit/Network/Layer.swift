@@ -3,7 +3,7 @@ import Foundation
 
 /// A kind of layer. Each kind is one file in `Network/Layers/`: what the layer is (its settings,
 /// its entry in a weight file's `layers` list and the names of its tensors), how it runs at
-/// inference and how it trains (forward and backward). A network is a list of layers
+/// inference, how it trains (forward and backward) and its ONNX operators. A network is a list of layers
 /// (`Architecture`), and `LayerKinds.all` lists the kinds a weight file may name.
 public protocol Layer: Sendable, CustomStringConvertible {
     /// The `type` of the layer in a weight file, or nil for a layer that acts only in training
@@ -30,6 +30,12 @@ public protocol Layer: Sendable, CustomStringConvertible {
 
     /// The layer as it trains, with freshly initialized parameters.
     func training(input: ActivationShape, capacity: Int, rng: inout SplitMix64) -> TrainingLayer
+
+    /// Appends the layer to an ONNX graph as the operators PyTorch would export (NCHW, the weight
+    /// file's tensors unchanged, added from `tensors`); `input` names its input value. Returns the
+    /// name of its output value (`input` itself for a layer that does nothing at inference).
+    /// No default: a new kind states its export, so `ModelFile.onnx()` never skips one silently.
+    func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String
 }
 
 extension Layer {

@@ -31,6 +31,10 @@ public struct AvgPool2D: Layer {
     public func training(input: ActivationShape, capacity: Int, rng: inout SplitMix64) -> TrainingLayer {
         AvgPoolTraining(kernel: kernel, stride: stride, input: input, capacity: capacity)
     }
+
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        graph.node("AveragePool", [input], [.ints("kernel_shape", [kernel, kernel]), .ints("strides", [stride, stride])])
+    }
 }
 
 final class AvgPoolInference: InferenceOp {

@@ -53,6 +53,11 @@ public struct BatchNorm2D: Layer {
     public func training(input: ActivationShape, capacity: Int, rng: inout SplitMix64) -> TrainingLayer {
         BatchNormTraining(layer: self, shape: input, capacity: capacity)
     }
+
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        graph.node("BatchNormalization", [input] + (try graph.initializers([weight, bias, runningMean, runningVar], from: tensors)),
+                   [.float("epsilon", Float(eps))])
+    }
 }
 
 /// A batch norm that no convolution absorbed: `x · scale + shift` per channel, ReLU fused.

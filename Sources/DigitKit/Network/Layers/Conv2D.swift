@@ -72,6 +72,12 @@ public struct Conv2D: Layer {
         return ConvTraining(layer: self, input: input, capacity: capacity, rng: &rng)
     }
 
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        graph.node("Conv", [input] + (try graph.initializers([weight, bias], from: tensors)),
+                   [.ints("kernel_shape", [kernel, kernel]), .ints("pads", [padding, padding, padding, padding]),
+                    .ints("strides", [stride, stride])])
+    }
+
     /// `(out, in, kH, kW)` → `(kH, kW, in, out)`, the kernels' layout.
     static func pack(_ w: [Float], cout: Int, cin: Int, k: Int, into packed: UnsafeMutablePointer<Float>) {
         for co in 0..<cout { for ci in 0..<cin { for ky in 0..<k { for kx in 0..<k {

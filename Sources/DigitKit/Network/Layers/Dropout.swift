@@ -16,6 +16,10 @@ public struct Dropout: Layer {
     public func training(input: ActivationShape, capacity: Int, rng: inout SplitMix64) -> TrainingLayer {
         DropoutTraining(shape: input, rate: rate, capacity: capacity)
     }
+
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        input
+    }
 }
 
 /// Writes its own output rather than working in place: a max pool before it keeps its output to

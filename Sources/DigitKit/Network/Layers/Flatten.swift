@@ -19,6 +19,11 @@ public struct Flatten: Layer {
     public func training(input: ActivationShape, capacity: Int, rng: inout SplitMix64) -> TrainingLayer {
         FlattenTraining(inShape: input, outShape: ActivationShape(height: 1, width: 1, channels: input.count), capacity: capacity)
     }
+
+    /// ONNX activations are NCHW: this is PyTorch's flatten, and the linear weights after it go in unchanged.
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        graph.node("Flatten", [input], [.int("axis", 1)])
+    }
 }
 
 /// The identity on the buffer; only the shape changes.

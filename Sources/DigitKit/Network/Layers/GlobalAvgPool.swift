@@ -21,6 +21,10 @@ public struct GlobalAvgPool: Layer {
         GlobalAvgPoolTraining(inShape: input, outShape: ActivationShape(height: 1, width: 1, channels: input.channels),
                               capacity: capacity)
     }
+
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        graph.node("GlobalAveragePool", [input])
+    }
 }
 
 final class GlobalAvgPoolInference: InferenceOp {

@@ -65,6 +65,14 @@ public struct Linear: Layer {
         LinearTraining(layer: self, input: input, capacity: capacity, rng: &rng)
     }
 
+    /// Gemm takes a matrix: after a flatten or another linear layer the value is one; anywhere else
+    /// (a global average pool's N×C×1×1) it gets a flatten first, which leaves a matrix unchanged.
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        let matrix = ["Flatten", "Gemm"].contains(graph.producer(of: input)?.opType)
+            ? input : graph.node("Flatten", [input], [.int("axis", 1)])
+        return graph.node("Gemm", [matrix] + (try graph.initializers([weight, bias], from: tensors)), [.int("transB", 1)])
+    }
+
     /// The NHWC position of PyTorch's NCHW flatten index, for each index.
     static func nhwcIndex(_ s: ActivationShape) -> [Int] {
         var map = [Int](repeating: 0, count: s.count)

@@ -32,6 +32,10 @@ public struct MaxPool2D: Layer {
     public func training(input: ActivationShape, capacity: Int, rng: inout SplitMix64) -> TrainingLayer {
         MaxPoolTraining(layer: self, input: input, capacity: capacity)
     }
+
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        graph.node("MaxPool", [input], [.ints("kernel_shape", [kernel, kernel]), .ints("strides", [stride, stride])])
+    }
 }
 
 enum Pooling {

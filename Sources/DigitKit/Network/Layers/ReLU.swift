@@ -18,6 +18,10 @@ public struct ReLU: Layer {
     public func training(input: ActivationShape, capacity: Int, rng: inout SplitMix64) -> TrainingLayer {
         ReLUTraining(inShape: input, outShape: input, capacity: capacity)
     }
+
+    public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
+        graph.node("Relu", [input])
+    }
 }
 
 final class ReLUInference: InferenceOp {

@@ -16,6 +16,7 @@ let commands: [CLICommand.Type] = [
     ImportUNIPENCommand.self,
     RasterizeCommand.self,
     BenchCommand.self,
+    ExportONNXCommand.self,
 ]
 
 exit(CLI.main(CommandLine.arguments, commands: commands))

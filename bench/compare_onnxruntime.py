@@ -1,16 +1,19 @@
 """digits against ONNX Runtime on the identical graph (run through bench/compare-onnxruntime).
 
-1. Reads the weight file (safetensors) and its `layers` metadata and builds the same network as an
-   ONNX graph: the pixel normalization, then Conv / BatchNormalization / Relu / MaxPool / Flatten /
-   Gemm exactly as listed (ONNX Runtime does its own batch-norm folding and fusions).
+1. Exports the network with `digits export-onnx` (each layer kind writes its own ONNX operators, so
+   this script knows no layer) and validates the bytes with `onnx.checker.check_model`. ONNX
+   Runtime does its own batch-norm folding and fusions.
 2. Runs it on the 10,000 MNIST test images and compares with `digits eval --predictions` (top-1
    agreement) and with the logits of `digits bench --logits` (largest absolute difference).
 3. Times ONNX Runtime at the batch sizes and thread counts of `digits bench` (images per second,
    median of runs after a warm-up, same number of images per run), and runs `digits bench` in the
    same process, alternating the two `--rounds` times so that both see the same machine load.
 4. Prints a table with the ratios (digits / ONNX Runtime; above 1 means digits is faster).
-"""
 
+With `--check N` it does only the export and the comparison on the first N test images, and fails
+(exit status 1) unless every logit is within 1e-4 of digits' and every top-1 answer is the same:
+the end-to-end test of the export (scripts/check-onnx-export).
+"""
 import argparse
 import gzip
 import json
@@ -24,87 +27,21 @@ import time
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIGS = [(1, 1), (64, 1), (1000, 1), (1000, 2)]
 
 
-def read_safetensors(path):
+def export_model(digits, weights, directory):
+    """The ONNX model `digits export-onnx` writes for the weight file, checked by the ONNX checker."""
+    path = os.path.join(directory, "model.onnx")
+    run = subprocess.run([digits, "export-onnx", "--weights", weights, "--out", path], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"digits export-onnx failed (exit {run.returncode}): {run.stderr.strip()}")
     with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + n])
-    metadata = header.pop("__metadata__", {})
-    base = 8 + n
-    tensors = {}
-    for name, info in header.items():
-        if info["dtype"] != "F32":
-            raise SystemExit(f"{path}: tensor {name} has dtype {info['dtype']}, expected F32")
-        start, end = info["data_offsets"]
-        tensors[name] = np.frombuffer(data[base + start:base + end], dtype="<f4").reshape(info["shape"])
-    return tensors, metadata
-
-
-def build_graph(tensors, metadata):
-    """The ONNX model of the `layers` description: input `pixels` (N, 1, 28, 28) in 0..1, output `logits` (N, 10)."""
-    layers = json.loads(metadata["layers"])
-    mean, std = float(metadata["input_mean"]), float(metadata["input_std"])
-    nodes, inits = [], []
-    used = set()
-
-    def init(name):
-        if name not in used:
-            used.add(name)
-            inits.append(numpy_helper.from_array(np.ascontiguousarray(tensors[name]), name))
-        return name
-
-    inits.append(numpy_helper.from_array(np.array(mean, dtype=np.float32), "input_mean"))
-    inits.append(numpy_helper.from_array(np.array(std, dtype=np.float32), "input_std"))
-    nodes.append(helper.make_node("Sub", ["pixels", "input_mean"], ["centered"]))
-    nodes.append(helper.make_node("Div", ["centered", "input_std"], ["x0"]))
-    cur = "x0"
-    for i, layer in enumerate(layers):
-        out = f"x{i + 1}"
-        kind = layer["type"]
-        if kind == "conv2d":
-            w = tensors[layer["weight"]]
-            inputs = [cur, init(layer["weight"])] + ([init(layer["bias"])] if "bias" in layer else [])
-            p, s = layer.get("padding", 0), layer.get("stride", 1)
-            nodes.append(helper.make_node("Conv", inputs, [out], kernel_shape=list(w.shape[2:]),
-                                          pads=[p, p, p, p], strides=[s, s]))
-        elif kind == "batchnorm2d":
-            nodes.append(helper.make_node(
-                "BatchNormalization",
-                [cur, init(layer["weight"]), init(layer["bias"]), init(layer["running_mean"]), init(layer["running_var"])],
-                [out], epsilon=float(layer.get("eps", 1e-5))))
-        elif kind == "relu":
-            nodes.append(helper.make_node("Relu", [cur], [out]))
-        elif kind in ("maxpool2d", "avgpool2d"):
-            k = layer["kernel"]
-            s = layer.get("stride", k)
-            op = "MaxPool" if kind == "maxpool2d" else "AveragePool"
-            nodes.append(helper.make_node(op, [cur], [out], kernel_shape=[k, k], strides=[s, s]))
-        elif kind == "global_avgpool":
-            nodes.append(helper.make_node("GlobalAveragePool", [cur], [out]))
-        elif kind == "flatten":
-            nodes.append(helper.make_node("Flatten", [cur], [out], axis=1))
-        elif kind == "linear":
-            inputs = [cur, init(layer["weight"])] + ([init(layer["bias"])] if "bias" in layer else [])
-            nodes.append(helper.make_node("Gemm", inputs, [out], transB=1))
-        else:
-            raise SystemExit(f"layers[{i}]: unsupported layer type {kind!r}")
-        cur = out
-    nodes.append(helper.make_node("Identity", [cur], ["logits"]))
-    graph = helper.make_graph(
-        nodes, "digits-cnn",
-        [helper.make_tensor_value_info("pixels", TensorProto.FLOAT, ["N", 1, 28, 28])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", 10])],
-        inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="digits")
-    model.ir_version = 8  # ONNX 1.13 level: readable by every ONNX Runtime that runs opset 17
-    onnx.checker.check_model(model)
-    return model
+        model_bytes = f.read()
+    onnx.checker.check_model(onnx.load_model_from_string(model_bytes), full_check=True)
+    return model_bytes
 
 
 def find_mnist(given):
@@ -174,13 +111,41 @@ def run_digits(digits, args, extra):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def default_digits():
-    for candidate in (os.environ.get("DIGITS"), os.path.join(ROOT, ".build-native/release/digits"),
-                      os.path.join(ROOT, ".build/release/digits")):
+def default_digits(debug_too=False):
+    candidates = [os.environ.get("DIGITS"), os.path.join(ROOT, ".build-native/release/digits"),
+                  os.path.join(ROOT, ".build/release/digits")]
+    # A debug build computes the same logits (slowly); only the timings need a release build.
+    for candidate in candidates + ([os.path.join(ROOT, ".build/debug/digits")] if debug_too else []):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     raise SystemExit("no digits binary: build one (DIGITS_CPU=native swift build -c release --scratch-path .build-native) "
                      "or pass --digits PATH")
+
+
+def check(digits, args, model_bytes, images):
+    """The exported model against digits on the first `args.check` test images; the exit status."""
+    count = args.check
+    session = make_session(model_bytes, 1)
+    ort_logits = np.concatenate([session.run(None, {"pixels": images[i:min(i + 1000, count)]})[0]
+                                 for i in range(0, count, 1000)])
+    with tempfile.TemporaryDirectory() as tmp:
+        logits_path = os.path.join(tmp, "logits.f32")
+        subprocess.run([digits, "bench", "--weights", args.weights, "--data", args.data, "--logits", logits_path],
+                       check=True, capture_output=True)
+        digits_logits = np.fromfile(logits_path, dtype="<f4").reshape(-1, ort_logits.shape[1])[:count]
+    max_diff = float(np.abs(ort_logits - digits_logits).max())
+    differ = int((ort_logits.argmax(axis=1) != digits_logits.argmax(axis=1)).sum())
+    ops = [node.op_type for node in onnx.load_model_from_string(model_bytes).graph.node]
+    print(f"digits: {digits}; weights: {args.weights}")
+    print(f"export: {len(model_bytes):,} bytes, onnx.checker passed (onnx {onnx.__version__}); "
+          f"{len(ops)} nodes: {' '.join(ops)}")
+    print(f"ONNX Runtime {ort.__version__} on the first {count:,} MNIST test images: largest |logit difference| "
+          f"{max_diff:.2e} (limit 1e-4), top-1 answers that differ: {differ}")
+    if max_diff < 1e-4 and differ == 0:
+        print("check-onnx-export: OK")
+        return 0
+    print("check-onnx-export: FAILED", file=sys.stderr)
+    return 1
 
 
 def main():
@@ -192,15 +157,20 @@ def main():
     parser.add_argument("--runs", type=int, default=7, help="timed runs per figure in each round (default 7)")
     parser.add_argument("--markdown", help="also write the tables to this file")
     parser.add_argument("--no-full-bench", action="store_true", help="skip the full `digits bench` at the end")
+    parser.add_argument("--check", type=int, metavar="N",
+                        help="only check the export against digits on the first N test images (no timings)")
     args = parser.parse_args()
-    digits = args.digits or default_digits()
+    if args.check is not None and not 1 <= args.check <= 10000:
+        parser.error("--check takes 1 to 10000 images")
+    digits = args.digits or default_digits(debug_too=args.check is not None)
     args.data = find_mnist(args.data)
     args.weights = os.path.abspath(args.weights)
 
-    tensors, metadata = read_safetensors(args.weights)
-    model = build_graph(tensors, metadata)
-    model_bytes = model.SerializeToString()
+    with tempfile.TemporaryDirectory() as tmp:
+        model_bytes = export_model(digits, args.weights, tmp)
     images = (read_idx(args.data, "t10k-images-idx3-ubyte").astype(np.float32) / 255.0).reshape(-1, 1, 28, 28)
+    if args.check is not None:
+        sys.exit(check(digits, args, model_bytes, images))
     labels = read_idx(args.data, "t10k-labels-idx1-ubyte").astype(np.int64)
     sessions = {t: make_session(model_bytes, t) for t in sorted({t for _, t in CONFIGS})}
 
@@ -214,7 +184,7 @@ def main():
                        check=True, capture_output=True)
         rows = [line.split("\t") for line in open(predictions_path).read().splitlines()[1:]]
         digits_predicted = np.array([int(r[2]) for r in rows])
-        digits_logits = np.fromfile(logits_path, dtype="<f4").reshape(-1, 10)
+        digits_logits = np.fromfile(logits_path, dtype="<f4").reshape(-1, ort_logits.shape[1])
     ort_predicted = ort_logits.argmax(axis=1)
     agreement = float((ort_predicted == digits_predicted).mean())
     max_logit_diff = float(np.abs(ort_logits - digits_logits).max())

@@ -12,6 +12,8 @@ public struct ReadDigit: Sendable {
     public var notADigit: Float
     /// The three best digits, best first.
     public var top: [(digit: Int, probability: Float)]
+    /// The ten digits' probabilities.
+    public var probabilities: [Float] = []
     /// The digit's box in the drawing's coordinates.
     public var box: InkBox
     /// Indices of the drawing's strokes that make the digit (a stroke that runs through two digits
@@ -61,26 +63,42 @@ extension DigitRecognizer {
     /// Throws a `.limit` error for a drawing of too many parts (more than 600 strokes and pieces).
     public func read(_ drawing: Drawing, options: NumberReaderOptions = .init()) throws -> NumberReading {
         let segmentation = try Segmentation(drawing)
-        let n = segmentation.pieces.count
+        var rasterOptions = rasterizer.options
+        // A piece smaller than half the line keeps its size against the line (see `Segmentation.drawing`).
+        rasterOptions.minimumExtent = 0.5
+        let segmentRasterizer = Rasterizer(options: rasterOptions)
+        return try read(pieces: segmentation.pieces.count, candidates: segmentation.candidates, lineHeight: segmentation.lineHeight,
+                        box: segmentation.box, strokes: segmentation.strokes, options: options) { run, pixels in
+            segmentRasterizer.rasterize(segmentation.drawing(drawing, run), into: pixels)
+        }
+    }
+
+    /// The reading search shared by drawings and images: `pieces` pieces of ink ordered left to
+    /// right, the runs of them that may be one digit (`candidates[i]`: the ends `j` of runs `i..<j`),
+    /// the box of a run and the 28×28 image of a run (`render`). Every candidate is scored by the
+    /// network; the best reading is found by dynamic programming.
+    func read(pieces n: Int, candidates: [[Int]], lineHeight h: Float, box: (Range<Int>) -> InkBox,
+              strokes: (Range<Int>) -> [Int], options: NumberReaderOptions,
+              render: (Range<Int>, UnsafeMutableBufferPointer<Float>) -> Void) throws -> NumberReading {
         guard n > 0 else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
-        // Score every candidate run once.
         var runs: [Range<Int>] = []
-        for i in 0..<n { for j in segmentation.candidates[i] { runs.append(i..<j) } }
-        let probabilities = scoreRuns(runs, segmentation, drawing)
+        for i in 0..<n { for j in candidates[i] { runs.append(i..<j) } }
+        let probabilities = scoreRuns(runs, render: render)
         var score: [Range<Int>: (Float, Int)] = [:]   // run → (log score, index into runs)
-        let h = segmentation.lineHeight
+        var boxes: [Range<Int>: InkBox] = [:]
         for (k, run) in runs.enumerated() {
             let p = probabilities[k]
             let best = p.prefix(10).max() ?? 0
-            let box = segmentation.box(run)
+            let b = box(run)
+            boxes[run] = b
             var g: Float = 0
-            let hr = box.height / h, wr = box.width / h
+            let hr = b.height / h, wr = b.width / h
             if hr < 0.5 { g -= options.shortPenalty * (0.5 - hr) }
             if wr > 1.25 { g -= options.widePenalty * (wr - 1.25) }
             score[run] = (log(max(best, 1e-9)) + g, k)
         }
         func overlap(_ a: Range<Int>, _ b: Range<Int>) -> Float {
-            let x = segmentation.box(a), y = segmentation.box(b)
+            let x = boxes[a]!, y = boxes[b]!
             let narrower = max(min(x.width, y.width), 0.05 * h)
             return max(0, x.x1 - y.x0) / narrower
         }
@@ -91,7 +109,7 @@ extension DigitRecognizer {
         var best: [State: (score: Float, previous: State?)] = [:]
         var endingAt: [[State]] = Array(repeating: [], count: n + 1)
         for i in 0..<n {
-            for j in segmentation.candidates[i] {
+            for j in candidates[i] {
                 let run = i..<j, (s, _) = score[run]!
                 if i == 0 {
                     let state = State(run: run, count: 1)
@@ -115,7 +133,7 @@ extension DigitRecognizer {
             }
         }
         guard var state = endingAt[n].max(by: { best[$0]!.score < best[$1]!.score }) else {
-            throw DigitError(.limit, "the drawing cannot be read as a number of at most \(bound ?? 0) digits")
+            throw DigitError(.limit, "the ink cannot be read as a number of at most \(bound ?? 0) digits")
         }
         var path: [Range<Int>] = []
         while true {
@@ -131,7 +149,7 @@ extension DigitRecognizer {
             let confidence = p[order[0]]
             digits.append(ReadDigit(digit: confidence >= threshold ? order[0] : nil, confidence: confidence,
                                     notADigit: p.count > 10 ? p[10] : 0, top: order.prefix(3).map { ($0, p[$0]) },
-                                    box: segmentation.box(run), strokes: segmentation.strokes(run)))
+                                    probabilities: Array(p.prefix(10)), box: boxes[run]!, strokes: strokes(run)))
         }
         let text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
         let confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
@@ -139,19 +157,14 @@ extension DigitRecognizer {
     }
 
     /// The class probabilities (digits 0…9, then "not a digit" when the network has it) of each run.
-    private func scoreRuns(_ runs: [Range<Int>], _ segmentation: Segmentation, _ drawing: Drawing) -> [[Float]] {
-        var options = rasterizer.options
-        // A piece smaller than half the line keeps its size against the line (see `Segmentation.drawing`).
-        options.minimumExtent = 0.5
-        let segmentRasterizer = Rasterizer(options: options)
+    private func scoreRuns(_ runs: [Range<Int>], render: (Range<Int>, UnsafeMutableBufferPointer<Float>) -> Void) -> [[Float]] {
         let classes = network.classCount
         var pixels = [Float](repeating: 0, count: 784)
         var logits = [Float](repeating: 0, count: classes)
         var out: [[Float]] = []
         out.reserveCapacity(runs.count)
         for run in runs {
-            let piece = segmentation.drawing(drawing, run)
-            pixels.withUnsafeMutableBufferPointer { segmentRasterizer.rasterize(piece, into: $0) }
+            pixels.withUnsafeMutableBufferPointer { render(run, $0) }
             var p = [Float](repeating: 0, count: classes)
             pixels.withUnsafeBufferPointer { px in
                 logits.withUnsafeMutableBufferPointer { l in

@@ -73,7 +73,19 @@ struct EvalCommand: CLICommand {
         if !rest.isEmpty {
             guard rest.count == 1 else { throw DigitError(.usage, "expected one input file or folder, got \(rest.count)") }
             let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
-            let records = try DrawingLoader.load(rest[0])
+            let items = try Inputs.load(rest[0])
+            let images = items.compactMap { item -> (String, String?)? in
+                if case let .image(path, label) = item { return (path, label) }
+                return nil
+            }
+            if !images.isEmpty {
+                return try evaluateImages(images, recognizer: recognizer, numbers: numbersFlag, reading: reading,
+                                          json: json, predictions: predictionsPath, source: rest[0], temperature: model.temperature)
+            }
+            let records = items.compactMap { item -> DrawingRecord? in
+                if case let .drawing(record) = item { return record }
+                return nil
+            }
             let keep: (Int?) -> Bool = { writer in
                 if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
                 if let excluded, let w = writer, excluded.contains(w) { return false }
@@ -120,6 +132,51 @@ struct EvalCommand: CLICommand {
         if let predictionsPath { try writePredictions(predictionsPath, probabilities: probabilities, labels: labels) }
         print(json ? report.json : report.table, terminator: json ? "\n" : "")
         return unreadable ? ExitCode.badInput : ExitCode.ok
+    }
+
+    /// Images with labels (`labels.tsv`): single digits (every label one digit) give the
+    /// accuracy report of drawings, each image read as one digit; numbers the number report.
+    static func evaluateImages(_ images: [(String, String?)], recognizer: DigitRecognizer, numbers: Bool,
+                               reading: NumberReaderOptions, json: Bool, predictions: String?, source: String,
+                               temperature: Float) throws -> Int32 {
+        let labelled = images.filter { $0.1 != nil }
+        guard !labelled.isEmpty else {
+            throw DigitError(.format, file: source, "no labelled images: put a labels.tsv (FILE<TAB>LABEL lines) beside them")
+        }
+        var page = PageOptions()
+        page.reader = reading
+        var status = ExitCode.ok
+        let singles = !numbers && labelled.allSatisfy { $0.1!.count == 1 && ("0"..."9").contains($0.1!) }
+        if singles {
+            page.reader.maxDigits = 1
+            var probabilities: [Float] = [], labels: [Int] = []
+            for (path, label) in labelled {
+                do {
+                    let r = try recognizer.read(imageAt: path, options: page)
+                    probabilities += r.digits.first?.probabilities ?? Array(repeating: 0.1, count: 10)
+                    labels.append(Int(label!)!)
+                } catch let e as DigitError {
+                    printError("digits eval: \(e)")
+                    status = ExitCode.badInput
+                }
+            }
+            let report = EvaluationReport(probabilities: probabilities, labels: labels, threshold: recognizer.threshold,
+                                          temperature: temperature)
+            if let predictions { try writePredictions(predictions, probabilities: probabilities, labels: labels) }
+            print(json ? report.json : report.table, terminator: json ? "\n" : "")
+            return status
+        }
+        var report = NumberEvaluationReport()
+        report.threshold = recognizer.threshold
+        for (path, label) in labelled {
+            do { report.add(try recognizer.read(imageAt: path, options: page), label: label) } catch let e as DigitError {
+                printError("digits eval: \(e)")
+                report.errors.append(e)
+                status = ExitCode.badInput
+            }
+        }
+        print(json ? report.json : report.table, terminator: json ? "\n" : "")
+        return status
     }
 
     static func writePredictions(_ path: String, probabilities: [Float], labels: [Int]) throws {

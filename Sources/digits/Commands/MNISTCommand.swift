@@ -16,6 +16,9 @@ struct MNISTCommand: CLICommand {
     Options:
       --dir DIR      the MNIST folder (default Fixtures/mnist, filled by scripts/fetch-mnist)
       --split NAME   train (60,000 images) or test (10,000 images); default test
+      --png DIR      also write the images as 28×28 gray PNG files (white digit on black, as
+                     stored) into DIR, with DIR/labels.tsv, for checking the image path
+      --count N      with --png, only the first N images
 
     \(CLI.exitCodesHelp)
     """
@@ -23,6 +26,8 @@ struct MNISTCommand: CLICommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         let dir = try args.option("--dir") ?? "Fixtures/mnist"
         let splitName = try args.option("--split") ?? "test"
+        let pngFolder = try args.option("--png")
+        let count = try args.int("--count", default: Int.max, range: 1...Int.max)
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
         guard let split = MNISTSet.Split(rawValue: splitName) else {
             throw DigitError(.usage, "--split must be train or test, got '\(splitName)'")
@@ -35,6 +40,19 @@ struct MNISTCommand: CLICommand {
         print("\(split.rawValue): \(set.count) images of \(set.images.rows)×\(set.images.columns) pixels from \(dir)")
         print("labels: " + histogram.enumerated().map { "\($0.offset):\($0.element)" }.joined(separator: " "))
         print(String(format: "loaded in %.3f s", seconds))
+        if let pngFolder {
+            try FileManager.default.createDirectory(atPath: pngFolder, withIntermediateDirectories: true)
+            let n = min(count, set.count)
+            var labels = ""
+            for i in 0..<n {
+                let name = String(format: "%@-%05d.png", split.rawValue, i)
+                try PNG.write(gray: Array(set.images.image(i)), width: set.images.columns, height: set.images.rows,
+                              to: (pngFolder as NSString).appendingPathComponent(name))
+                labels += "\(name)\t\(set.labels[i])\n"
+            }
+            try FileIO.writeAtomically(labels, to: (pngFolder as NSString).appendingPathComponent("labels.tsv"))
+            print("wrote \(n) PNG files and labels.tsv to \(pngFolder)")
+        }
         return ExitCode.ok
     }
 }

@@ -51,37 +51,52 @@ struct RecognizeCommand: CLICommand {
         // the problems' codes (1 for a bad drawing or file, 3 for one that could not be read).
         var status = ExitCode.ok
         var out = ""
+        var page = PageOptions()
+        page.reader = reading
+        if single { page.reader.maxDigits = 1 }
+        func emit(_ source: String, _ index: Int, _ label: String?, _ answer: String) {
+            out += json ? answer + "\n" : "\(source)#\(index): \(answer)" + (label.map { "  (label \($0))" } ?? "") + "\n"
+            if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }
+        }
+        func fail(_ error: DigitError) {
+            printError("digits recognize: \(error)")
+            status = max(status, ExitCode.of(error))
+        }
         for input in inputs {
-            let records: [DrawingRecord]
-            do { records = try DrawingLoader.load(input) } catch let e as DigitError {
-                printError("digits recognize: \(e)")
-                status = max(status, ExitCode.of(e))
+            let items: [Inputs.Item]
+            do { items = try Inputs.load(input) } catch let e as DigitError {
+                fail(e)
                 continue
             }
-            for record in records {
-                switch record.result {
-                case let .failure(error):
-                    printError("digits recognize: \(error)")
-                    status = max(status, ExitCode.of(error))
-                case let .success(drawing):
-                    let answer: String
-                    if single {
-                        let r = recognizer.recognize(drawing)
-                        answer = json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : describe(r)
-                    } else {
-                        let r: NumberReading
-                        do { r = try recognizer.read(drawing, options: reading) } catch let e as DigitError {
-                            let located = e.inFile(record.source)
-                            printError("digits recognize: \(located.file ?? ""): drawing \(record.index): \(located.message)")
-                            status = max(status, ExitCode.of(located))
+            for item in items {
+                switch item {
+                case let .image(path, label):
+                    do {
+                        let r = try recognizer.read(imageAt: path, options: page)
+                        emit(path, 0, label, json ? r.jsonLine(source: path, index: 0, label: label) : r.summary)
+                    } catch let e as DigitError {
+                        fail(e.inFile(path))
+                    }
+                case let .drawing(record):
+                    switch record.result {
+                    case let .failure(error):
+                        fail(error)
+                    case let .success(drawing):
+                        if single {
+                            let r = recognizer.recognize(drawing)
+                            emit(record.source, record.index, drawing.label,
+                                 json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : describe(r))
                             continue
                         }
-                        answer = json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : r.summary
+                        do {
+                            let r = try recognizer.read(drawing, options: reading)
+                            emit(record.source, record.index, drawing.label,
+                                 json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : r.summary)
+                        } catch let e as DigitError {
+                            fail(DigitError(e.kind, file: record.source, at: "drawing \(record.index)", e.message))
+                        }
                     }
-                    out += json ? answer + "\n"
-                        : "\(record.source)#\(record.index): \(answer)" + (drawing.label.map { "  (label \($0))" } ?? "") + "\n"
                 }
-                if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }
             }
         }
         print(out, terminator: "")

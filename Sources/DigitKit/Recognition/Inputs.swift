@@ -1,0 +1,83 @@
+import Foundation
+
+/// What `digits recognize` and `digits eval` read: stroke files and images, named one by one or
+/// as folders.
+public enum Inputs {
+    /// One thing to read: a drawing of a stroke file, or an image file (decoded when it is read).
+    public enum Item: Sendable {
+        case drawing(DrawingRecord)
+        case image(path: String, label: String?)
+    }
+
+    /// File name extensions of images.
+    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "pgm", "ppm", "pnm"]
+    /// File name extensions of stroke files taken from a folder.
+    public static let strokeExtensions: Set<String> = ["json", "jsonl", "ndjson"]
+
+    /// The items of `path`: a stroke file (JSON, JSON Lines, UNIPEN), an image (PNG, JPEG,
+    /// PGM/PPM, by content), a folder (its stroke files and images, sorted by name, not recursive;
+    /// labels of its images from `labels.tsv` when present: `FILE<TAB>LABEL` lines), or `-` for
+    /// standard input (strokes). Throws when the path cannot be read, or holds nothing to read.
+    public static func load(_ path: String, limits: StrokeLimits = .init()) throws -> [Item] {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if path != "-", exists, isDirectory.boolValue { return try loadFolder(path, limits: limits) }
+        if path != "-", exists, isImage(path) { return [.image(path: path, label: nil)] }
+        let records = try DrawingLoader.load(path, limits: limits)
+        guard !records.isEmpty else { throw DigitError(.format, file: path, "holds no drawing") }
+        return records.map { .drawing($0) }
+    }
+
+    /// True when the file starts like a PNG, JPEG or PGM/PPM image (or, when it cannot be read,
+    /// its name ends like one).
+    public static func isImage(_ path: String) -> Bool {
+        if let handle = FileHandle(forReadingAtPath: path) {
+            defer { try? handle.close() }
+            let head = (try? handle.read(upToCount: 16)).map(Array.init) ?? []
+            return ImageDecoder.detect(head) != nil
+        }
+        return imageExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+    }
+
+    static func loadFolder(_ path: String, limits: StrokeLimits) throws -> [Item] {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: path).sorted() } catch {
+            throw DigitError(.io, file: path, "cannot list the folder")
+        }
+        let labels = try readLabels(path)
+        var items: [Item] = []
+        for name in names where !name.hasPrefix(".") {
+            let file = (path as NSString).appendingPathComponent(name)
+            let ext = URL(fileURLWithPath: name).pathExtension.lowercased()
+            if imageExtensions.contains(ext) {
+                items.append(.image(path: file, label: labels[name]))
+            } else if strokeExtensions.contains(ext) {
+                do {
+                    items += try DrawingLoader.load(file, limits: limits).map { .drawing($0) }
+                } catch let e as DigitError {
+                    items.append(.drawing(DrawingRecord(source: file, index: 0, line: nil, writer: nil, result: .failure(e.inFile(file)))))
+                }
+            }
+        }
+        guard !items.isEmpty else {
+            throw DigitError(.format, file: path, "no stroke files (.json, .jsonl) or images (.png, .jpg, .pgm, .ppm) in this folder")
+        }
+        return items
+    }
+
+    /// `labels.tsv` of a folder: image file name → label (the first two tab-separated fields).
+    static func readLabels(_ folder: String) throws -> [String: String] {
+        let path = (folder as NSString).appendingPathComponent("labels.tsv")
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        let text = String(decoding: try FileIO.read(path, limit: 64 << 20), as: UTF8.self)
+        var labels: [String: String] = [:]
+        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count >= 2, !fields[0].isEmpty, !fields[1].isEmpty else {
+                throw DigitError(.format, file: path, at: "line \(n + 1)", "expected FILE<TAB>LABEL")
+            }
+            labels[String(fields[0])] = String(fields[1])
+        }
+        return labels
+    }
+}

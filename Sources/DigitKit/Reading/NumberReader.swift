@@ -14,6 +14,8 @@ public struct ReadDigit: Sendable {
     public var top: [(digit: Int, probability: Float)]
     /// The ten digits' probabilities.
     public var probabilities: [Float] = []
+    /// The 28×28 image the network saw for this digit (0 = background, 1 = ink).
+    public var raster: [Float] = []
     /// The digit's box in the drawing's coordinates.
     public var box: InkBox
     /// Indices of the drawing's strokes that make the digit (a stroke that runs through two digits
@@ -147,9 +149,11 @@ extension DigitRecognizer {
             let p = probabilities[score[run]!.1]
             let order = (0..<10).sorted { p[$0] > p[$1] || (p[$0] == p[$1] && $0 < $1) }
             let confidence = p[order[0]]
+            var raster = [Float](repeating: 0, count: 784)
+            raster.withUnsafeMutableBufferPointer { render(run, $0) }
             digits.append(ReadDigit(digit: confidence >= threshold ? order[0] : nil, confidence: confidence,
                                     notADigit: p.count > 10 ? p[10] : 0, top: order.prefix(3).map { ($0, p[$0]) },
-                                    probabilities: Array(p.prefix(10)), box: boxes[run]!, strokes: strokes(run)))
+                                    probabilities: Array(p.prefix(10)), raster: raster, box: boxes[run]!, strokes: strokes(run)))
         }
         let text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
         let confidence = digits.reduce(Float(1)) { $0 * $1.confidence }

@@ -5,19 +5,20 @@ import Foundation
 /// `digits rasterize FILE`: one drawing → the 28×28 network input, as PNG/PGM or ASCII.
 struct RasterizeCommand: CLICommand {
     static let name = "rasterize"
-    static let summary = "draw one stroke drawing as the 28×28 network input (PNG, PGM or ASCII)"
+    static let summary = "show the 28×28 network input of a drawing or image (PNG, PGM or ASCII)"
     static let help = """
-    Usage: digits rasterize FILE|DIR|- [--index N] (--out IMAGE.png|IMAGE.pgm [--scale K] | --ascii)
+    Usage: digits rasterize FILE|IMAGE|DIR|- [--index N] (--out OUT.png|OUT.pgm [--scale K] | --ascii)
 
-    Rasterizes one drawing the way the recognizer sees it: anti-aliased strokes, the ink fitted
-    into a 20×20 box keeping its aspect ratio, its centre of mass at (14, 14) of a 28×28 frame,
-    white ink on black.
+    Shows what the network sees: for each digit read, the ink fitted into a 20×20 box keeping its
+    aspect ratio, its centre of mass at (14, 14) of a 28×28 frame, white ink on black. The digits
+    of a number stand side by side, left to right. With --single, the whole drawing is one digit.
 
-    FILE is stroke JSON (.json), JSON Lines (.jsonl), a UNIPEN file (.tra/.tes/.unipen), a
-    directory of .json/.jsonl files, or - for standard input.
+    FILE is stroke JSON (.json), JSON Lines (.jsonl), a UNIPEN file (.tra/.tes/.unipen), an
+    image (PNG, JPEG, PGM/PPM), a directory, or - for standard input.
 
     Options:
       --index N          which drawing of the input, 0-based (default 0)
+      --single           one digit: the whole drawing, as `recognize --single` sees it
       --out PATH         write an 8-bit grayscale image; .png or .pgm by extension
       --scale K          enlarge the image K times, nearest neighbour, 1…64 (default 1)
       --ascii            print the 28×28 buffer as text (two characters per pixel)
@@ -33,6 +34,7 @@ struct RasterizeCommand: CLICommand {
         let out = try args.option("--out")
         let scale = try args.int("--scale", default: 1, range: 1...64)
         let ascii = args.flag("--ascii")
+        let single = args.flag("--single")
         // The pen the shipped model was trained for, so the picture is what the network sees.
         let weights = try args.option("--weights")
         let overrides = try RasterOverrides(&args)
@@ -50,23 +52,44 @@ struct RasterizeCommand: CLICommand {
             throw DigitError(.usage, "--out must end in .png or .pgm, got '\(out ?? "")'")
         }
 
-        let records = try DrawingLoader.load(input)
-        guard index < records.count else {
-            throw DigitError(.usage, "--index \(index) is out of range: \(input) holds \(records.count) drawing\(records.count == 1 ? "" : "s")")
+        let items = try Inputs.load(input)
+        guard index < items.count else {
+            throw DigitError(.usage, "--index \(index) is out of range: \(input) holds \(items.count) item\(items.count == 1 ? "" : "s")")
         }
-        let drawing = try records[index].result.get()
-        if drawing.isEmpty { printError("digits rasterize: \(input): drawing \(index) is empty; the image is blank") }
-        let image = Rasterizer(options: options).rasterize(drawing)
+        var rasters: [[Float]]
+        switch items[index] {
+        case let .image(path, _):
+            let recognizer = try DigitRecognizer(model: try loadModel(weights), raster: options)
+            var page = PageOptions()
+            if single { page.reader.maxDigits = 1 }
+            rasters = try recognizer.read(imageAt: path, options: page).digits.map(\.raster)
+        case let .drawing(record):
+            let drawing = try record.result.get()
+            if drawing.isEmpty { printError("digits rasterize: \(input): drawing \(index) is empty; the image is blank") }
+            if single || drawing.isEmpty {
+                rasters = [Rasterizer(options: options).rasterize(drawing)]
+            } else {
+                let recognizer = try DigitRecognizer(model: try loadModel(weights), raster: options)
+                rasters = try recognizer.read(drawing).digits.map(\.raster)
+            }
+        }
+        if rasters.isEmpty { rasters = [[Float](repeating: 0, count: 784)] }
+        // Side by side: 28 × (28 · digits), one column of background between digits.
+        let size = Rasterizer.size
+        let stripWidth = rasters.count * (size + 1) - 1
+        var image = [Float](repeating: 0, count: size * stripWidth)
+        for (k, raster) in rasters.enumerated() {
+            for y in 0..<size { for x in 0..<size { image[y * stripWidth + k * (size + 1) + x] = raster[y * size + x] } }
+        }
 
         if let out {
-            let size = Rasterizer.size
-            let gray = try RasterImages.upscale(RasterImages.grayBytes(image), width: size, height: size, factor: scale)
+            let gray = try RasterImages.upscale(RasterImages.grayBytes(image), width: stripWidth, height: size, factor: scale)
             let bytes = format == "png"
-                ? try PNG.encode(gray: gray, width: size * scale, height: size * scale)
-                : try PNM.encodeP5(gray: gray, width: size * scale, height: size * scale)
+                ? try PNG.encode(gray: gray, width: stripWidth * scale, height: size * scale)
+                : try PNM.encodeP5(gray: gray, width: stripWidth * scale, height: size * scale)
             try FileIO.writeAtomically(bytes, to: out)
         }
-        if ascii { print(RasterImages.ascii(image), terminator: "") }
+        if ascii { print(RasterImages.ascii(image, width: stripWidth), terminator: "") }
         return ExitCode.ok
     }
 }

@@ -1,0 +1,128 @@
+@testable import DigitKit
+import DigitTestSupport
+import Foundation
+import XCTest
+
+/// Reading numbers: segmentation, the search, the composer and the report.
+final class NumberReaderTests: XCTestCase {
+    private static var recognizer: DigitRecognizer?
+
+    private func recognizer() throws -> DigitRecognizer {
+        if let r = Self.recognizer { return r }
+        let r = try DigitRecognizer(weightsPath: TestPaths.weights.path)
+        Self.recognizer = r
+        return r
+    }
+
+    /// The fixture drawing of `digit` (`Fixtures/strokes/digit-D-VARIANT.json`).
+    private func fixture(_ digit: Int, _ variant: String = "a") throws -> Drawing {
+        let path = TestPaths.fixtures.appendingPathComponent("strokes/digit-\(digit)-\(variant).json").path
+        return try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
+    }
+
+    private func number(_ digits: [Int], gap: ClosedRange<Float> = 0.45...0.6, seed: UInt64 = 3) throws -> NumberComposer.Number {
+        var composer = NumberComposer()
+        composer.gap = gap
+        var rng = SplitMix64(seed: seed)
+        return composer.compose(try digits.map { try fixture($0) }, rng: &rng)
+    }
+
+    func testRead_AWellSpacedNumberIsReadDigitByDigitLeftToRight() throws {
+        let n = try number([2, 0, 2, 6])
+        let reading = try recognizer().read(n.drawing)
+        XCTAssertEqual(reading.bestText, "2026")
+        XCTAssertEqual(reading.digits.count, 4)
+        // Boxes run left to right and hold exactly their digit's strokes.
+        for (k, d) in reading.digits.enumerated() {
+            XCTAssertEqual(Set(d.strokes.map { n.strokeDigit[$0] }), [k], "digit \(k) takes strokes of one written digit")
+            if k > 0 { XCTAssertGreaterThan(d.box.x0, reading.digits[k - 1].box.x0) }
+            XCTAssertEqual(d.top.count, 3)
+            XCTAssertEqual(d.raster.count, 784)
+        }
+        XCTAssertEqual(reading.confidence, reading.digits.reduce(1) { $0 * $1.confidence }, accuracy: 1e-6)
+    }
+
+    func testRead_DigitsBelowTheThresholdBecomeQuestionMarks() throws {
+        let r = try DigitRecognizer(weightsPath: TestPaths.weights.path, threshold: 1.0)
+        let reading = try r.read(try number([2, 0, 2, 6]).drawing)
+        XCTAssertEqual(reading.text, "????")
+        XCTAssertFalse(reading.isAnswered)
+        XCTAssertEqual(reading.bestText, "2026")
+    }
+
+    func testRead_ASingleDigitIsOneDigitWithTheSingleDigitAnswer() throws {
+        for digit in [1, 4, 5, 7] {
+            let drawing = try fixture(digit)
+            let reading = try recognizer().read(drawing)
+            XCTAssertEqual(reading.digits.count, 1, "digit \(digit) read as \(reading.bestText)")
+            XCTAssertEqual(reading.digits.first?.bestGuess, try recognizer().recognize(drawing).bestGuess)
+        }
+    }
+
+    func testRead_MaxDigitsBoundsTheReading() throws {
+        var options = NumberReaderOptions()
+        options.maxDigits = 2
+        let reading = try recognizer().read(try number([3, 8, 5]).drawing, options: options)
+        XCTAssertLessThanOrEqual(reading.digits.count, 2)
+    }
+
+    func testRead_EmptyDrawingIsAnEmptyReading() throws {
+        let reading = try recognizer().read(Drawing(strokes: [[], []]))
+        XCTAssertTrue(reading.isEmpty)
+        XCTAssertEqual(reading.text, "")
+        XCTAssertEqual(reading.jsonLine(source: "s", index: 0, label: nil),
+                       #"{"source":"s","index":0,"text":"","digit":null,"confidence":0,"top":[],"digits":[],"empty":true}"#)
+    }
+
+    func testRead_ThousandsOfTinyStrokesAreRefusedQuickly() throws {
+        let strokes = (0..<5000).map { k in [StrokePoint(x: Float(k % 100), y: Float(k / 100))] }
+        let started = Date()
+        XCTAssertThrowsError(try recognizer().read(Drawing(strokes: strokes))) { error in
+            XCTAssertEqual((error as? DigitError)?.kind, .limit)
+            XCTAssertTrue("\(error)".contains("too many parts"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    func testSegmentation_AStrokeRunningThroughTwoDigitsIsCut() throws {
+        // "00" in one stroke: two loops joined at the bottom.
+        var points: [StrokePoint] = []
+        for loop in 0..<2 {
+            let cx = Float(50 + 110 * loop)
+            for k in 0...40 {
+                let a = Float(k) / 40 * 2 * .pi + .pi / 2
+                points.append(StrokePoint(x: cx + 40 * cos(a), y: 50 + 50 * sin(a)))
+            }
+        }
+        let segmentation = try Segmentation(Drawing(strokes: [points]))
+        XCTAssertGreaterThan(segmentation.pieces.count, 1, "the joined stroke is cut")
+        XCTAssertTrue(segmentation.pieces.allSatisfy { $0.stroke == 0 })
+    }
+
+    func testComposer_IsDeterministicAndKeepsWritingOrderAndLabels() throws {
+        let a = try number([7, 1, 9], gap: -0.1...0.6, seed: 11), b = try number([7, 1, 9], gap: -0.1...0.6, seed: 11)
+        XCTAssertEqual(a.drawing, b.drawing)
+        XCTAssertEqual(a.drawing.label, "719")
+        XCTAssertEqual(a.strokeDigit, a.strokeDigit.sorted(), "strokes in writing order, digit by digit")
+        XCTAssertEqual(Set(a.strokeDigit), [0, 1, 2])
+        let c = try number([7, 1, 9], gap: -0.1...0.6, seed: 12)
+        XCTAssertNotEqual(a.drawing, c.drawing)
+    }
+
+    func testReport_AlignmentCountsSplitsAndMerges() {
+        XCTAssertEqual(NumberEvaluationReport.align(Array("2026".utf8), Array("2026".utf8)).distance, 0)
+        let split = NumberEvaluationReport.align(Array("41".utf8), Array("411".utf8))
+        XCTAssertEqual(split.distance, 1)
+        XCTAssertEqual(split.insertions, 1)
+        let merged = NumberEvaluationReport.align(Array("2026".utf8), Array("206".utf8))
+        XCTAssertEqual(merged.deletions, 1)
+        var report = NumberEvaluationReport()
+        let reading = NumberReading(text: "20?6", confidence: 0.5, digits: [], threshold: 0.9)
+        report.add(reading, label: "2026")
+        report.add(reading, label: "A")
+        XCTAssertEqual(report.numbers, 1)
+        XCTAssertEqual(report.answered, 0)
+        XCTAssertEqual(report.refused, 1)
+        XCTAssertEqual(report.nonNumbers, 1)
+    }
+}

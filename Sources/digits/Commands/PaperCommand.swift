@@ -1,0 +1,140 @@
+import DigitApp
+import DigitKit
+import Foundation
+
+/// `digits make-paper`: synthetic photographs of numbers on paper, with their labels and boxes.
+struct PaperCommand: CLICommand {
+    static let name = "make-paper"
+    static let summary = "make synthetic photos of numbers on paper with labels and digit boxes (a test set)"
+    static let help = """
+    Usage: digits make-paper --strokes FILE --out DIR [options]
+
+    Writes images of handwritten numbers on paper as a phone camera might take them: paper
+    grain and fibres, a light gradient, a soft shadow, a few degrees of rotation and tilt, pen
+    widths from a fine ballpoint to a felt pen, blur, sensor noise and JPEG compression. Each
+    number is composed from single digits of one writer (as `digits compose` does). Some images
+    can have light ink on a dark board (--inverted-share).
+
+    DIR/labels.tsv gets one line per image:
+      FILE<TAB>LABEL<TAB>x0,y0,x1,y1;x0,y0,x1,y1;…
+    the box of each digit, left to right, in pixels: columns x0..<x1 and rows y0..<y1 from
+    the top left, holding all of that digit's ink before blur. The same inputs and seed give
+    the same files.
+
+    Options:
+      --strokes FILE        labelled single digits: UNIPEN (pendigits), stroke JSON Lines or a folder
+      --out DIR             the folder to write (created if needed; files are written atomically)
+      --writers LIST        only these writers, e.g. 3,6,9 or 1-10 (default: all)
+      --exclude-writers L   all writers but these
+      --count N             how many images (default 100)
+      --lengths A-B         digits per number, drawn uniformly; 1-1 gives single digits (default 1-6)
+      --format F            jpeg, png or pgm (default jpeg; pgm is gray)
+      --size WxH            image size in pixels (default 640x480)
+      --digit-height A-B    height of the writing in pixels, drawn uniformly (default 40-160;
+                            smaller when a long number would not fit)
+      --gray                gray images instead of colour
+      --inverted-share P    share of images with light ink on a dark board, 0…1 (default 0.1)
+      --quality A-B         JPEG quality, drawn uniformly per image, 1…100 (default 60-90)
+      --append              add to the images and labels.tsv already in DIR, numbering on
+                            (to build one set from runs with different options)
+      --seed N              random seed (default 1)
+
+    \(CLI.exitCodesHelp)
+    """
+
+    static func run(_ args: inout Arguments) throws -> Int32 {
+        guard let strokes = try args.option("--strokes") else { throw DigitError(.usage, "missing --strokes FILE (see --help)") }
+        guard let out = try args.option("--out") else { throw DigitError(.usage, "missing --out DIR (see --help)") }
+        let writers = try Writers.parse(try args.option("--writers"), "--writers")
+        let excluded = try Writers.parse(try args.option("--exclude-writers"), "--exclude-writers")
+        let count = try args.int("--count", default: 100, range: 1...1_000_000)
+        let lengths = try ComposeCommand.range(try args.option("--lengths") ?? "1-6")
+        let formatText = try args.option("--format") ?? "jpeg"
+        guard let format = PaperFormat(rawValue: formatText.lowercased() == "jpg" ? "jpeg" : formatText.lowercased()) else {
+            throw DigitError(.usage, "--format takes jpeg, png or pgm, got '\(formatText)'")
+        }
+        let size = try Self.size(try args.option("--size") ?? "640x480")
+        let heights = try Self.heights(try args.option("--digit-height") ?? "40-160")
+        let gray = args.flag("--gray")
+        let inverted = try args.float("--inverted-share", default: 0.1, range: 0...1)
+        let quality = try Self.quality(try args.option("--quality") ?? "60-90")
+        let append = args.flag("--append")
+        let seed = UInt64(try args.int("--seed", default: 1, range: 0...Int(Int32.max)))
+        _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
+
+        var renderer = PaperRenderer()
+        renderer.width = size.width
+        renderer.height = size.height
+        renderer.digitHeight = heights
+        renderer.colour = !gray && format != .pgm
+        renderer.invertedShare = inverted
+        renderer.jpegQuality = quality
+
+        let records = try DrawingLoader.load(strokes)
+        let byWriter = NumberComposer.byWriter(records) { writer in
+            if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
+            if let excluded, let w = writer, excluded.contains(w) { return false }
+            return true
+        }
+        guard !byWriter.isEmpty else { throw DigitError(.format, file: strokes, "no labelled single digits from the chosen writers") }
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            throw DigitError(.io, file: out, "cannot create the folder")
+        }
+
+        let labels = (out as NSString).appendingPathComponent("labels.tsv")
+        var lines: [String] = []
+        if append, FileManager.default.fileExists(atPath: labels) {
+            let text = String(decoding: try FileIO.read(labels, limit: 256 << 20), as: UTF8.self)
+            lines = try PaperLabels.parse(text, file: labels).map(PaperLabels.line)
+        }
+        let numbers = NumberComposer().composeSet(byWriter, count: count, lengths: lengths, seed: seed)
+        // One generator per image, derived from the seed: image k does not depend on how the
+        // others were drawn.
+        let base = SplitMix64(seed: seed ^ 0x7061_7065_72)  // "paper"
+        let digitsWide = max(4, String(lines.count + count).count)
+        let progress = ProgressLine()
+        let start = Date()
+        let first = lines.count + 1
+        for (k, number) in numbers.enumerated() {
+            var rng = base.derived(UInt64(k))
+            let image = try renderer.render(number, rng: &rng)
+            let index = String(first + k)
+            let file = "paper-" + String(repeating: "0", count: max(0, digitsWide - index.count)) + index + "." + format.fileExtension
+            try FileIO.writeAtomically(try image.encoded(format), to: (out as NSString).appendingPathComponent(file))
+            lines.append(PaperLabels.line(.init(file: file, label: image.label ?? "", boxes: image.digitBoxes)))
+            progress.update("\(ProgressLine.bar(Double(k + 1) / Double(numbers.count), width: 30)) \(k + 1)/\(numbers.count) images")
+        }
+        try FileIO.writeAtomically(lines.joined(separator: "\n") + "\n", to: labels)
+        let seconds = Date().timeIntervalSince(start)
+        progress.finish("wrote \(numbers.count) \(size.width)×\(size.height) \(format.rawValue) images of \(lengths.lowerBound)-\(lengths.upperBound) digits by \(byWriter.count) writers and \(labels) in \(String(format: "%.1f", seconds)) s")
+        return ExitCode.ok
+    }
+
+    static func size(_ text: String) throws -> (width: Int, height: Int) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let w = parts[0], let h = parts[1], (16...8192).contains(w), (16...8192).contains(h) else {
+            throw DigitError(.usage, "--size takes WxH with each side in 16...8192, got '\(text)'")
+        }
+        return (w, h)
+    }
+
+    static func quality(_ text: String) throws -> ClosedRange<Int> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        if parts.count == 1, let a = parts[0], (1...100).contains(a) { return a...a }
+        guard parts.count == 2, let a = parts[0], let b = parts[1], 1 <= a, a <= b, b <= 100 else {
+            throw DigitError(.usage, "--quality takes A-B with 1 ≤ A ≤ B ≤ 100, got '\(text)'")
+        }
+        return a...b
+    }
+
+    static func heights(_ text: String) throws -> ClosedRange<Float> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Float($0) }
+        if parts.count == 1, let a = parts[0], a.isFinite, (4...4096).contains(a) { return a...a }
+        guard parts.count == 2, let a = parts[0], let b = parts[1], a.isFinite, b.isFinite, 4 <= a, a <= b, b <= 4096 else {
+            throw DigitError(.usage, "--digit-height takes A-B pixels with 4 ≤ A ≤ B ≤ 4096, got '\(text)'")
+        }
+        return a...b
+    }
+}

@@ -1,0 +1,90 @@
+import DigitKit
+import DigitTestSupport
+import Foundation
+import XCTest
+
+/// `digits make-paper` end to end through the real executable.
+final class PaperCommandTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = try temporaryFolder(self)
+        try RobustnessFixtures.unipen(digits: 40, points: 12).write(to: folder.appendingPathComponent("digits.dat"),
+                                                                     atomically: true, encoding: .utf8)
+    }
+
+    private func digits(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Executable.Result {
+        guard let digits = Executable.named("digits", file: file, line: line) else { throw Executable.Missing() }
+        return try digits.run(args, in: folder, file: file, line: line)
+    }
+
+    func testMakePaper_WritesDecodableImagesAndLabelsTheSameForTheSameSeed() throws {
+        let args = ["make-paper", "--strokes", "digits.dat", "--count", "3", "--lengths", "1-3", "--size", "160x120",
+                    "--digit-height", "30-50", "--seed", "9"]
+        let first = try digits(args + ["--out", "a"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(first.stderr.contains("wrote 3 160×120 jpeg images"), first.stderr)
+        let second = try digits(args + ["--out", "b"])
+        XCTAssertEqual(second.status, 0, second.stderr)
+
+        let a = folder.appendingPathComponent("a"), b = folder.appendingPathComponent("b")
+        let labels = try String(contentsOf: a.appendingPathComponent("labels.tsv"), encoding: .utf8)
+        XCTAssertEqual(labels, try String(contentsOf: b.appendingPathComponent("labels.tsv"), encoding: .utf8))
+        let entries = try PaperLabels.parse(labels, file: "labels.tsv")
+        XCTAssertEqual(entries.map(\.file), ["paper-0001.jpg", "paper-0002.jpg", "paper-0003.jpg"])
+        for entry in entries {
+            XCTAssertTrue((1...3).contains(entry.label.count) && entry.label.allSatisfy(\.isNumber), entry.label)
+            XCTAssertEqual(entry.boxes.count, entry.label.count)
+            let bytes = try Data(contentsOf: a.appendingPathComponent(entry.file))
+            XCTAssertEqual(bytes, try Data(contentsOf: b.appendingPathComponent(entry.file)))
+            let image = try ImageDecoder.decode([UInt8](bytes), file: entry.file)
+            XCTAssertEqual([image.width, image.height], [160, 120])
+            for box in entry.boxes {
+                XCTAssertTrue(box.x0 >= 0 && box.y0 >= 0 && box.x1 <= 160 && box.y1 <= 120 && !box.isEmpty, "\(box)")
+            }
+        }
+    }
+
+    func testMakePaper_GrayPGMAndSingleDigits() throws {
+        let run = try digits(["make-paper", "--strokes", "digits.dat", "--out", "p", "--count", "2", "--lengths", "1-1",
+                              "--format", "pgm", "--size", "96x64", "--inverted-share", "1"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let p = folder.appendingPathComponent("p")
+        let entries = try PaperLabels.parse(try String(contentsOf: p.appendingPathComponent("labels.tsv"), encoding: .utf8),
+                                            file: "labels.tsv")
+        XCTAssertEqual(entries.map { $0.label.count }, [1, 1])
+        let image = try ImageDecoder.read(path: p.appendingPathComponent(entries[0].file).path)
+        XCTAssertEqual(image.format, .pnm)
+        // A dark board: most pixels dark.
+        XCTAssertLessThan(image.gray.map(Int.init).sorted()[image.gray.count / 2], 100)
+    }
+
+    func testMakePaper_AppendNumbersOnAndKeepsTheEarlierLabels() throws {
+        let base = ["make-paper", "--strokes", "digits.dat", "--out", "set", "--size", "96x64", "--quality", "80"]
+        XCTAssertEqual(try digits(base + ["--count", "2", "--lengths", "1-1"]).status, 0)
+        let labels = folder.appendingPathComponent("set/labels.tsv")
+        let before = try String(contentsOf: labels, encoding: .utf8)
+        let run = try digits(base + ["--count", "1", "--lengths", "3-3", "--append", "--seed", "2"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let after = try String(contentsOf: labels, encoding: .utf8)
+        XCTAssertTrue(after.hasPrefix(before))
+        let entries = try PaperLabels.parse(after, file: "labels.tsv")
+        XCTAssertEqual(entries.map(\.file), ["paper-0001.jpg", "paper-0002.jpg", "paper-0003.jpg"])
+        XCTAssertEqual(entries.map(\.label.count), [1, 1, 3])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("set/paper-0003.jpg").path))
+    }
+
+    func testMakePaper_BadOptionsAreOneLineUsageErrors() throws {
+        for (extra, phrase) in [(["--size", "10x10000"], "--size"), (["--format", "gif"], "--format"),
+                                (["--inverted-share", "2"], "--inverted-share"), (["--writers", "999"], "no labelled single digits"),
+                                (["--digit-height", "50-20"], "--digit-height"),
+                                (["--quality", "0-80"], "--quality")] {
+            let run = try digits(["make-paper", "--strokes", "digits.dat", "--out", "x"] + extra)
+            XCTAssertNotEqual(run.status, 0)
+            XCTAssertEqual(run.stderrLines.count, 1, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("digits make-paper: ") && run.stderr.contains(phrase), run.stderr)
+        }
+        let missing = try digits(["make-paper", "--out", "x"])
+        XCTAssertEqual(missing.status, 2)
+    }
+}

@@ -74,6 +74,34 @@ final class PaperCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("set/paper-0003.jpg").path))
     }
 
+    func testMakePaper_TheCommandsInTheFixtureREADMERemakeFixturesPaper() throws {
+        guard let pendigits = TestPaths.requirePendigits(), let digits = Executable.digits else { return }
+        let paper = TestPaths.fixtures.appendingPathComponent("paper")
+        let readme = try String(contentsOf: paper.appendingPathComponent("README.md"), encoding: .utf8)
+        // The sh block: `common="…"` over two lines, then three `digits make-paper $common …` lines.
+        let block = try XCTUnwrap(readme.components(separatedBy: "```sh\n").dropFirst().first?.components(separatedBy: "```").first)
+        let common = try XCTUnwrap(block.components(separatedBy: "\"").dropFirst().first).split(whereSeparator: \.isWhitespace).map(String.init)
+        let commands = block.split(separator: "\n").filter { $0.hasPrefix("digits make-paper $common ") }
+        XCTAssertEqual(commands.count, 3)
+        let out = folder.appendingPathComponent("paper").path
+        for command in commands {
+            var args = ["make-paper"] + common + command.split(separator: " ").dropFirst(3).map(String.init)
+            args = args.map { $0 == "Fixtures/paper" ? out : $0 == "Fixtures/pendigits/pendigits-orig.tra" ? pendigits.path : $0 }
+            let run = try digits.run(args, in: folder)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        let labels = try String(contentsOfFile: out + "/labels.tsv", encoding: .utf8)
+        XCTAssertEqual(labels, try String(contentsOf: paper.appendingPathComponent("labels.tsv"), encoding: .utf8))
+        // The pixels alike; the bytes may differ with another libjpeg.
+        for entry in try PaperLabels.parse(labels, file: "labels.tsv") {
+            let made = try ImageDecoder.read(path: out + "/" + entry.file)
+            let committed = try ImageDecoder.read(path: paper.appendingPathComponent(entry.file).path)
+            XCTAssertEqual([made.width, made.height], [committed.width, committed.height])
+            let difference = zip(made.gray, committed.gray).map { abs(Int($0) - Int($1)) }.reduce(0, +)
+            XCTAssertLessThanOrEqual(Double(difference) / Double(made.gray.count), 1, entry.file)
+        }
+    }
+
     func testMakePaper_BadOptionsAreOneLineUsageErrors() throws {
         for (extra, phrase) in [(["--size", "10x10000"], "--size"), (["--format", "gif"], "--format"),
                                 (["--inverted-share", "2"], "--inverted-share"), (["--writers", "999"], "no labelled single digits"),

@@ -257,6 +257,34 @@ final class PaperRendererTests: XCTestCase {
         }
     }
 
+    func testFixtures_EachBoxHoldsInkThatStandsOutOfThePaper() throws {
+        // Fixtures/paper: the committed photos agree with their labels.tsv.
+        let folder = TestPaths.fixtures.appendingPathComponent("paper")
+        let entries = try PaperLabels.parse(try String(contentsOf: folder.appendingPathComponent("labels.tsv"), encoding: .utf8),
+                                            file: "labels.tsv")
+        XCTAssertEqual(entries.count, 6)
+        XCTAssertEqual(entries.filter { $0.label.count == 1 }.count, 3)
+        var inverted = 0
+        for entry in entries {
+            let image = try ImageDecoder.read(path: folder.appendingPathComponent(entry.file).path)
+            XCTAssertLessThanOrEqual(max(image.width, image.height), 480)
+            XCTAssertEqual(entry.boxes.count, entry.label.count, entry.file)
+            let background = median(image.gray)
+            let dark = background < 128
+            if dark { inverted += 1 }
+            for box in entry.boxes {
+                XCTAssertTrue(box.x0 >= 0 && box.y0 >= 0 && box.x1 <= image.width && box.y1 <= image.height && !box.isEmpty)
+                var inside: [UInt8] = []
+                for y in box.y0..<box.y1 { for x in box.x0..<box.x1 { inside.append(image.gray[y * image.width + x]) } }
+                inside.sort()
+                // The strongest ink in the box: its darkest (or, on a board, lightest) 5%.
+                let ink = Int(dark ? inside[inside.count * 95 / 100] : inside[inside.count / 20])
+                XCTAssertGreaterThan(abs(ink - background), 40, "\(entry.file) box \(box): ink \(ink), background \(background)")
+            }
+        }
+        XCTAssertEqual(inverted, 1)
+    }
+
     private func median(_ values: [UInt8]) -> Int {
         let sorted = values.sorted()
         return sorted.isEmpty ? -1 : Int(sorted[sorted.count / 2])

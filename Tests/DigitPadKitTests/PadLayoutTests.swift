@@ -81,4 +81,16 @@ final class PadLayoutTests: XCTestCase {
         }
         XCTAssertNil(l.button(at: l.canvas.midX, l.canvas.midY))
     }
+
+    func testLayout_CanvasUnitsAndWindowPixelsConvertBothWays() {
+        let l = PadLayout(width: 600, height: 900)
+        let corner = l.windowPoint(0, 0), far = l.windowPoint(1, 1)
+        XCTAssertEqual(corner.x, Float(l.canvas.x))
+        XCTAssertEqual(corner.y, Float(l.canvas.y))
+        XCTAssertEqual(far.x, Float(l.canvas.maxX))
+        XCTAssertEqual(far.y, Float(l.canvas.maxY))
+        let back = l.canvasPoint(l.windowPoint(0.25, 0.75).x, l.windowPoint(0.25, 0.75).y)
+        XCTAssertEqual(back.x, 0.25, accuracy: 1e-6)
+        XCTAssertEqual(back.y, 0.75, accuracy: 1e-6)
+    }
 }

@@ -128,4 +128,19 @@ public struct PadLayout: Equatable, Sendable {
     public func button(at x: Float, _ y: Float) -> PadButton? {
         PadButton.allCases.first { buttons[$0]?.contains(x, y) == true }
     }
+
+    // MARK: - Canvas units
+
+    /// A window point in canvas units: 0…1 across the canvas, y downward (not clamped).
+    public func canvasPoint(_ x: Float, _ y: Float) -> (x: Float, y: Float) {
+        let side = Float(max(canvas.width, 1))
+        return ((x - Float(canvas.x)) / side, (y - Float(canvas.y)) / side)
+    }
+
+    /// A point in canvas units in window pixels: the inverse of `canvasPoint`. Whatever is drawn
+    /// on the canvas (ink, and any mark placed in canvas units) goes through here.
+    public func windowPoint(_ u: Float, _ v: Float) -> (x: Float, y: Float) {
+        let side = Float(canvas.width)
+        return (Float(canvas.x) + u * side, Float(canvas.y) + v * side)
+    }
 }

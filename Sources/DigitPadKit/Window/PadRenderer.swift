@@ -52,10 +52,8 @@ extension PadController {
     var inkRadius: Float { max(0.5, Float(layout.canvas.width) * inkWidth / 2) }
 
     private func stamp(_ from: (x: Float, y: Float), _ to: (x: Float, y: Float), _ surface: inout Surface) {
-        let side = Float(layout.canvas.width)
-        let ox = Float(layout.canvas.x), oy = Float(layout.canvas.y)
-        surface.stampCapsule(from: (ox + from.x * side, oy + from.y * side), to: (ox + to.x * side, oy + to.y * side),
-                             radius: inkRadius, PadTheme.ink, clip: layout.canvas)
+        let a = layout.windowPoint(from.x, from.y), b = layout.windowPoint(to.x, to.y)
+        surface.stampCapsule(from: (a.x, a.y), to: (b.x, b.y), radius: inkRadius, PadTheme.ink, clip: layout.canvas)
     }
 
     private func drawCanvas(_ surface: inout Surface) {

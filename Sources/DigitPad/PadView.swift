@@ -3,9 +3,10 @@ import DigitApp
 import DigitKit
 import DigitPadKit
 
-/// The SDL side of the picture: one resizable window, a renderer and a streaming texture
-/// that mirrors the `Surface` the controller draws into.
-final class SDLWindow {
+/// The window on screen: one resizable SDL window, a renderer and a streaming texture that
+/// mirrors the `Surface` the controller draws into. It shows the picture and reads it back;
+/// what the picture holds is `PadController.render(into:)`'s business.
+final class PadView {
     let window: OpaquePointer
     let renderer: OpaquePointer
     private var texture: OpaquePointer?
@@ -24,12 +25,12 @@ final class SDLWindow {
         // present (1.5 ms a frame headless, with Mesa's software GL, against 0.07 ms).
         SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
         guard SDL_Init(UInt32(SDL_INIT_VIDEO | SDL_INIT_EVENTS)) == 0 else {
-            throw DigitError(.io, "cannot start SDL video: \(SDLWindow.lastError())")
+            throw DigitError(.io, "cannot start SDL video: \(PadView.lastError())")
         }
         let flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         guard let w = SDL_CreateWindow(title, CSDL2_WindowPosCentered(), CSDL2_WindowPosCentered(),
                                        Int32(width), Int32(height), flags) else {
-            let message = SDLWindow.lastError()
+            let message = PadView.lastError()
             SDL_Quit()
             throw DigitError(.io, "cannot open a window: \(message)")
         }
@@ -43,7 +44,7 @@ final class SDLWindow {
         var r = headless ? nil : SDL_CreateRenderer(w, -1, SDL_RENDERER_ACCELERATED.rawValue)
         if r == nil { r = SDL_CreateRenderer(w, -1, SDL_RENDERER_SOFTWARE.rawValue) }
         guard let r else {
-            let message = SDLWindow.lastError()
+            let message = PadView.lastError()
             SDL_DestroyWindow(w)
             SDL_Quit()
             throw DigitError(.io, "cannot create a renderer: \(message)")
@@ -75,12 +76,12 @@ final class SDLWindow {
     /// The next `present` copies the whole picture (after the window was exposed or resized).
     func setNeedsFullCopy() { needsFullCopy = true }
 
-    deinit {
-        if let texture { SDL_DestroyTexture(texture) }
-        SDL_DestroyRenderer(renderer)
-        SDL_DestroyWindow(window)
-        SDL_Quit()
-    }
+    // No deinit that destroys the window and quits SDL: the window lives as long as the program,
+    // and the X server removes it when the program ends. Under X11, SDL 2 wakes its event wait
+    // by sending an event to the window over a second connection, and the server may handle the
+    // last such wake-up after the window's destruction from the first connection when they come
+    // close together (the window tests saw it in a quarter of the runs that resized the window):
+    // Xlib then reports BadWindow at SDL_Quit and ends the program with status 1.
 
     static func lastError() -> String {
         guard let text = SDL_GetError() else { return "unknown SDL error" }
@@ -169,5 +170,22 @@ final class SDLWindow {
         }
         SDL_RenderPresent(renderer)
         return captured
+    }
+}
+
+extension PadView {
+    /// The picture as a PNG file's bytes: `surface` presented once more and read back from the
+    /// renderer, so the file holds what the window shows. Throws `DigitError(.io)` with SDL's
+    /// message when the pixels cannot be read.
+    func screenshotPNG(of surface: inout Surface) throws -> [UInt8] {
+        guard let shot = present(&surface, capture: true) else {
+            throw DigitError(.io, "cannot read the window's pixels: \(PadView.lastError())")
+        }
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(shot.pixels.count * 3)
+        for p in shot.pixels {
+            rgb += [UInt8(truncatingIfNeeded: p >> 16), UInt8(truncatingIfNeeded: p >> 8), UInt8(truncatingIfNeeded: p)]
+        }
+        return try PNG.encode(rgb: rgb, width: shot.width, height: shot.height)
     }
 }

@@ -1,11 +1,79 @@
 import CSDL2
 import DigitPadKit
 
-/// SDL events in, `PadInput` out; and the reverse for replays, scripts and storms, which are
-/// pushed into SDL's queue (SDL_PushEvent) so the same handler consumes them as real input.
+/// What one SDL event means to the window. (Quit requests and the wake-up event are the
+/// event loop's and never get here.)
+enum WindowEvent: Equatable {
+    case input(PadInput)
+    /// The window was exposed, restored or shown: its whole picture must be copied again.
+    case exposed
+    case dropped(path: String)
+    case ignored
+}
+
+/// SDL events in, `WindowEvent`s out; and the reverse for `--replay`, whose mouse and key events
+/// are pushed into SDL's queue (SDL_PushEvent) so the same handler consumes them as real input.
 enum SDLEvents {
     static func type(_ t: SDL_EventType) -> UInt32 { t.rawValue }
     static func windowEvent(_ e: SDL_WindowEventID) -> UInt8 { UInt8(truncatingIfNeeded: e.rawValue) }
+
+    /// Decodes one event. `outputSize` is the drawable size in render pixels and `pixelScale`
+    /// render pixels per window coordinate (they differ on high-DPI screens); touches arrive as
+    /// 0…1 across the window. A dropped file's name is freed here.
+    static func decode(_ e: inout SDL_Event, outputSize: (width: Int, height: Int),
+                       pixelScale scale: (x: Float, y: Float)) -> WindowEvent {
+        let kind = e.type
+        let time = Double(e.common.timestamp) / 1000
+        switch kind {
+        case type(SDL_WINDOWEVENT):
+            switch e.window.event {
+            case windowEvent(SDL_WINDOWEVENT_SIZE_CHANGED), windowEvent(SDL_WINDOWEVENT_RESIZED):
+                // The event's numbers are not trusted: the renderer says how big the picture is.
+                return .input(.resize(width: outputSize.width, height: outputSize.height))
+            case windowEvent(SDL_WINDOWEVENT_EXPOSED), windowEvent(SDL_WINDOWEVENT_RESTORED),
+                 windowEvent(SDL_WINDOWEVENT_SHOWN):
+                return .exposed
+            case windowEvent(SDL_WINDOWEVENT_FOCUS_LOST), windowEvent(SDL_WINDOWEVENT_LEAVE):
+                return .input(.focusLost)
+            default:
+                return .ignored
+            }
+        case type(SDL_MOUSEBUTTONDOWN), type(SDL_MOUSEBUTTONUP):
+            let b = e.button
+            guard b.which != CSDL2_TouchMouseID() else { return .ignored }   // a touch, handled as a finger
+            let x = Float(b.x) * scale.x, y = Float(b.y) * scale.y
+            return .input(kind == type(SDL_MOUSEBUTTONDOWN)
+                ? .press(.mouse, x: x, y: y, button: Int(b.button), time: time, pressure: nil)
+                : .release(.mouse, x: x, y: y, button: Int(b.button), time: time))
+        case type(SDL_MOUSEMOTION):
+            let m = e.motion
+            guard m.which != CSDL2_TouchMouseID() else { return .ignored }
+            return .input(.move(.mouse, x: Float(m.x) * scale.x, y: Float(m.y) * scale.y, time: time, pressure: nil))
+        case type(SDL_FINGERDOWN), type(SDL_FINGERMOTION), type(SDL_FINGERUP):
+            let f = e.tfinger
+            // Touchpads report fingers relative to the pad, not the window: they do not draw.
+            guard SDL_GetTouchDeviceType(f.touchId) != SDL_TOUCH_DEVICE_INDIRECT_RELATIVE else { return .ignored }
+            let x = f.x * Float(outputSize.width), y = f.y * Float(outputSize.height)
+            let pressure: Float? = f.pressure > 0 && f.pressure <= 1 ? f.pressure : nil
+            switch kind {
+            case type(SDL_FINGERDOWN):
+                return .input(.press(.finger(f.fingerId), x: x, y: y, button: 1, time: time, pressure: pressure))
+            case type(SDL_FINGERMOTION):
+                return .input(.move(.finger(f.fingerId), x: x, y: y, time: time, pressure: pressure))
+            default:
+                return .input(.release(.finger(f.fingerId), x: x, y: y, button: 1, time: time))
+            }
+        case type(SDL_KEYDOWN):
+            return padKey(e.key).map { .input(.key($0)) } ?? .ignored
+        case type(SDL_DROPFILE):
+            guard let file = e.drop.file else { return .ignored }
+            let path = String(cString: file)
+            SDL_free(file)
+            return .dropped(path: path)
+        default:
+            return .ignored
+        }
+    }
 
     /// A key press decoded into a command, or nil. Held-down repeats only repeat undo.
     static func padKey(_ key: SDL_KeyboardEvent) -> PadKey? {
@@ -28,18 +96,10 @@ enum SDLEvents {
         }
     }
 
-    static func keycode(for key: ScriptKey) -> SDL_Keycode {
-        let named: [String: SDL_KeyCode] = ["backspace": SDLK_BACKSPACE, "delete": SDLK_DELETE, "escape": SDLK_ESCAPE,
-                                            "return": SDLK_RETURN, "space": SDLK_SPACE, "tab": SDLK_TAB]
-        if let k = named[key.name] { return SDL_Keycode(bitPattern: k.rawValue) }
-        // Letters and digits: SDL's key code is the lower-case ASCII code.
-        return SDL_Keycode(key.name.unicodeScalars.first.map { Int32($0.value) } ?? 0)
-    }
-
     // MARK: - Synthesis
 
-    static func push(_ event: inout SDL_Event) {
-        // A full queue drops the event; the storm and replays are paced well below SDL's limit.
+    private static func push(_ event: inout SDL_Event) {
+        // A full queue drops the event; replays are paced well below SDL's limit.
         _ = SDL_PushEvent(&event)
     }
 
@@ -67,30 +127,9 @@ enum SDLEvents {
         push(&e)
     }
 
-    static func pushFinger(window: UInt32, id: Int64, x: Float, y: Float, phase: StormEvent.FingerPhase, pressure: Float) {
-        var e = SDL_Event()
-        switch phase {
-        case .down: e.tfinger.type = type(SDL_FINGERDOWN)
-        case .motion: e.tfinger.type = type(SDL_FINGERMOTION)
-        case .up: e.tfinger.type = type(SDL_FINGERUP)
-        }
-        e.tfinger.touchId = syntheticTouchDevice
-        e.tfinger.fingerId = id
-        e.tfinger.x = x
-        e.tfinger.y = y
-        e.tfinger.pressure = pressure
-        e.tfinger.windowID = window
-        push(&e)
-    }
-
-    /// A device id no real touch screen has, for fingers made up by replays and storms.
-    static let syntheticTouchDevice: SDL_TouchID = 0x4449_4749   // "DIGI"
-
-    static func pushKey(window: UInt32, _ key: ScriptKey) {
-        let sym = keycode(for: key)
-        var mod: UInt32 = 0
-        if key.ctrl { mod |= KMOD_LCTRL.rawValue }
-        if key.shift { mod |= KMOD_LSHIFT.rawValue }
+    /// A press and a release of a digit key (0…9) of the main keyboard.
+    static func pushDigitKey(window: UInt32, _ digit: Int) {
+        let sym = SDL_Keycode(SDLK_0.rawValue) + SDL_Keycode(min(max(digit, 0), 9))
         for down in [true, false] {
             var e = SDL_Event()
             e.key.type = down ? type(SDL_KEYDOWN) : type(SDL_KEYUP)
@@ -98,35 +137,8 @@ enum SDLEvents {
             e.key.state = UInt8(down ? SDL_PRESSED : SDL_RELEASED)
             e.key.keysym.sym = sym
             e.key.keysym.scancode = SDL_GetScancodeFromKey(sym)
-            e.key.keysym.mod = UInt16(truncatingIfNeeded: mod)
             push(&e)
         }
-    }
-
-    static func pushWheel(window: UInt32, dy: Int32) {
-        var e = SDL_Event()
-        e.wheel.type = type(SDL_MOUSEWHEEL)
-        e.wheel.windowID = window
-        e.wheel.y = dy
-        push(&e)
-    }
-
-    static func pushWindowEvent(window: UInt32, kind: UInt8, data1: Int32, data2: Int32) {
-        var e = SDL_Event()
-        e.window.type = type(SDL_WINDOWEVENT)
-        e.window.windowID = window
-        e.window.event = kind
-        e.window.data1 = data1
-        e.window.data2 = data2
-        push(&e)
-    }
-
-    static func pushDrop(window: UInt32, path: String) {
-        var e = SDL_Event()
-        e.drop.type = type(SDL_DROPFILE)
-        e.drop.windowID = window
-        e.drop.file = SDL_strdup(path)   // the handler frees it with SDL_free, as for real drops
-        push(&e)
     }
 
     static func pushUser(type: UInt32) {

@@ -6,51 +6,27 @@ import Foundation
 // digitpad: the drawing window. A thin layer: DigitKit recognizes, rasterizes and reads and
 // writes stroke files; DigitPadKit holds the window's logic; this target talks to SDL.
 
-/// Exit codes, as in `digits`, plus 4 for "no window".
-enum PadExit {
-    static let ok: Int32 = 0
-    static let badInput: Int32 = 1
-    static let usage: Int32 = 2
-    static let io: Int32 = 3
+extension ExitCode {
+    /// No window could be opened (no display, or SDL failed): the window's own addition to
+    /// the exit codes of `digits`.
     static let noWindow: Int32 = 4
-
-    static func of(_ error: DigitError) -> Int32 {
-        switch error.kind {
-        case .format, .limit: return badInput
-        case .usage: return usage
-        case .io: return io
-        }
-    }
 }
 
 func fail(_ error: DigitError) -> Int32 {
-    FileHandle.standardError.write(Data("digitpad: \(error)\n".utf8))
-    return PadExit.of(error)
+    printError("digitpad: \(error)")
+    return ExitCode.of(error)
 }
 
-/// Loads every drawing a `--replay` or `draw`/`touch` step names, so a bad file stops the
-/// program before a window opens.
-func loadScriptDrawings(_ options: PadOptions) throws -> [String: Drawing] {
-    var wanted: [(String, Int)] = options.replay.map { [($0, 0)] } ?? []
-    for case let .draw(path, index, _) in options.script { wanted.append((path, index)) }
-    var files: [String: [DrawingRecord]] = [:]
-    var drawings: [String: Drawing] = [:]
-    for (path, index) in wanted {
-        let records: [DrawingRecord]
-        if let cached = files[path] {
-            records = cached
-        } else {
-            records = try DrawingLoader.load(path)
-            files[path] = records
-        }
-        guard index < records.count else {
-            throw DigitError(.format, file: path, "has \(records.count) drawing(s), there is no drawing \(index)")
-        }
-        let drawing = try records[index].result.get()
-        if drawing.isEmpty { throw DigitError(.format, file: path, "drawing \(index) is empty: nothing to replay") }
-        drawings[PadApp.key(path, index)] = drawing
+/// The drawing `--replay` animates: the first of its file. A bad file stops the program before
+/// a window opens.
+func loadReplay(_ path: String) throws -> Drawing {
+    let records = try DrawingLoader.load(path)
+    guard let first = records.first else {
+        throw DigitError(.format, file: path, "has 0 drawing(s), there is no drawing 0")
     }
-    return drawings
+    let drawing = try first.result.get()
+    if drawing.isEmpty { throw DigitError(.format, file: path, "drawing 0 is empty: nothing to replay") }
+    return drawing
 }
 
 func main() -> Int32 {
@@ -64,13 +40,13 @@ func main() -> Int32 {
     }
     if options.help {
         print(PadOptions.help)
-        return PadExit.ok
+        return ExitCode.ok
     }
     let recognizer: DigitRecognizer
-    let drawings: [String: Drawing]
+    var replay: Drawing?
     var openRecords: [DrawingRecord]?
     do {
-        drawings = try loadScriptDrawings(options)
+        if let path = options.replay { replay = try loadReplay(path) }
         // A file named on the command line that cannot be read stops the program, as in `digits`;
         // one bad drawing inside it only shows as an error when it is opened.
         if let path = options.open { openRecords = try DrawingLoader.load(path) }
@@ -85,10 +61,10 @@ func main() -> Int32 {
     let app: PadApp
     do {
         app = try PadApp(options: options, recognizer: recognizer, inkWidth: raster.penWidth / raster.box,
-                         scriptDrawings: drawings, openRecords: openRecords)
+                         replay: replay, openRecords: openRecords)
     } catch {
-        FileHandle.standardError.write(Data("digitpad: \(error)\n".utf8))
-        return PadExit.noWindow
+        printError("digitpad: \(error)")
+        return ExitCode.noWindow
     }
     return app.run()
 }

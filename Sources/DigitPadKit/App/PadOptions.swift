@@ -11,7 +11,6 @@ public struct PadOptions: Equatable, Sendable {
     public var replay: String?
     /// Points per second when a replayed drawing has no times; 0 = as fast as possible.
     public var replayRate: Double = 240
-    public var script: [ScriptStep] = []
     public var printRecognitions = false
     public var screenshot: String?
     public var exitWhenDone = false
@@ -43,22 +42,18 @@ public struct PadOptions: Equatable, Sendable {
       --open FILE           show the first drawing of FILE (.json, .jsonl, UNIPEN); O steps through
                             its drawings, then through the files of the save folder
       --save-dir DIR        where S saves drawing-YYYYmmdd-HHMMSS.json (default: working directory)
-      --replay FILE         draw the first drawing of FILE through the mouse input path, scaled
-                            into the canvas, as if by hand
+      --replay FILE         animate the first drawing of FILE as if drawn by hand: its strokes
+                            go through the mouse input path, scaled into the canvas, at their
+                            recorded speed (to watch how a digit was written, or for a picture)
       --replay-rate HZ      points per second for drawings without times (default 240; 0 = at once)
-      --script "STEPS"      run steps separated by ';' (see below) through the same input path
       --print               print each recognition made at the end of a stroke as one JSON line
                             (the schema of `digits recognize --json`, source "window")
-      --screenshot FILE.png after the replay or script, save what the window shows
-      --exit                quit when the replay or script is done and its answers are printed
+      --screenshot FILE.png once the window shows what --open and --replay asked for, and its
+                            answer, save the picture
+      --exit                quit once that is done (the replay drawn, its answers printed)
       --frame-stats         at exit, print the frame time (input batch → picture shown) on stderr
       --size WxH            initial window size in pixels (default 1040x620)
       --help                this text
-
-    Script steps: draw FILE [N] · touch FILE [N] (the same through touch events) · key NAME
-    (c, s, o, 0-9, backspace, ctrl+z, escape, …) · undo · clear · save · open · label D ·
-    click clear|undo|save|open · rightclick · resize W H · wait · print · snapshot FILE.png ·
-    storm N [SEED] (N random mouse, touch, key and window events). Paths cannot contain spaces.
 
     Exit codes: 0 success; 1 bad input file; 2 bad command line; 3 a file could not be read or
                 written; 4 no window could be opened (no display, or SDL failed).
@@ -80,7 +75,6 @@ public struct PadOptions: Equatable, Sendable {
             }
             o.replayRate = v
         }
-        if let text = try args.option("--script") { o.script = try ScriptStep.parse(text) }
         o.printRecognitions = args.flag("--print")
         o.screenshot = try args.option("--screenshot")
         o.exitWhenDone = args.flag("--exit")

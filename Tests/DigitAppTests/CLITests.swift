@@ -121,8 +121,8 @@ final class CLITests: XCTestCase {
         // The same evaluation through the library, byte for byte.
         let model = try ModelFile.load(path: weights)
         let set = try MNISTSet.load(images: images, labels: labels)
-        let logits = BatchInference.logits(try model.makeNetwork(), pixels: BatchInference.pixels(set), threads: 1)
-        let report = EvaluationReport(probabilities: BatchInference.probabilities(logits, temperature: model.temperature),
+        let report = EvaluationReport(probabilities: BatchInference.probabilities(try model.makeNetwork(), pixels: BatchInference.pixels(set),
+                                                                                  temperature: model.temperature, threads: 1),
                                       labels: set.labels.map(Int.init), threshold: 0.9, temperature: model.temperature)
         XCTAssertEqual(run.stdoutLines.first, report.json)
     }
@@ -187,8 +187,8 @@ final class CLITests: XCTestCase {
 
         let model = try ModelFile.load(path: weights)
         let set = try MNISTSet.load(images: images, labels: labels)
-        let p = BatchInference.probabilities(BatchInference.logits(try model.makeNetwork(), pixels: BatchInference.pixels(set),
-                                                                   threads: 1), temperature: model.temperature)
+        let p = BatchInference.probabilities(try model.makeNetwork(), pixels: BatchInference.pixels(set),
+                                             temperature: model.temperature, threads: 1)
         for (i, row) in rows.dropFirst().enumerated() {
             let f = row.split(separator: "\t").map(String.init)
             XCTAssertEqual(f.count, 4, row)
@@ -201,6 +201,25 @@ final class CLITests: XCTestCase {
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("out").path)
         XCTAssertEqual(leftovers, ["predictions.tsv"], "no temporary file left beside the output")
+    }
+
+    func testEval_AModelWithANotADigitOutputIsScoredImageByImageAsTheRecognizerDoes() throws {
+        let weights = folder.appendingPathComponent("refusing.safetensors").path
+        try SmallModel.refusingModel.write(to: weights)
+        let (images, labels) = try idxPair(count: 40)
+        let out = folder.appendingPathComponent("p.tsv").path
+        let run = try digits(["eval", "--weights", weights, "--images", images, "--labels", labels, "--predictions", out])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").dropFirst()
+        let recognizer = try DigitRecognizer(model: SmallModel.refusingModel)
+        let set = try MNISTSet.load(images: images, labels: labels)
+        XCTAssertEqual(rows.count, 40)
+        for (i, row) in rows.enumerated() {
+            let f = row.split(separator: "\t").map(String.init)
+            let r = recognizer.recognize(pixels: BatchInference.pixels(set, range: i..<(i + 1)))
+            XCTAssertEqual(f.count > 3 ? f[2] : nil, r.bestGuess.map(String.init), "row \(i)")
+            XCTAssertEqual(Double(f.count > 3 ? f[3] : "") ?? .nan, Double(r.confidence), accuracy: 1e-5, "row \(i)")
+        }
     }
 
     func testEval_MissingWeightsExitsThreeWithAMessage() throws {
@@ -222,7 +241,7 @@ final class CLITests: XCTestCase {
             .map { strokes.appendingPathComponent($0).path }
         XCTAssertEqual(files.count, 50)
         for threshold in ["0.9", "0"] {
-            let run = try digits(["recognize", "--weights", weights, "--json", "--threshold", threshold] + files)
+            let run = try digits(["recognize", "--single", "--weights", weights, "--json", "--threshold", threshold] + files)
             XCTAssertEqual(run.status, 0, run.stderr)
             XCTAssertEqual(run.stderr, "")
             XCTAssertEqual(run.stdoutLines.count, files.count, "one object per drawing")
@@ -248,6 +267,36 @@ final class CLITests: XCTestCase {
                 }
             }
         }
+    }
+
+    func testRecognize_ANumberGivesItsTextAndOneEntryPerDigitLeftToRight() throws {
+        // Three fixture digits side by side with a clear gap, as one drawing.
+        let strokes = TestPaths.fixtures.appendingPathComponent("strokes")
+        var ink: [[StrokePoint]] = []
+        var cursor: Float = 0
+        for name in ["digit-1-a", "digit-4-a", "digit-7-a"] {
+            let drawing = try DrawingLoader.load(strokes.appendingPathComponent(name + ".json").path)[0].result.get()
+            let points = drawing.strokes.joined()
+            let left = points.map(\.x).min() ?? 0, right = points.map(\.x).max() ?? 0
+            let height = (points.map(\.y).max() ?? 0) - (points.map(\.y).min() ?? 0)
+            ink += drawing.strokes.map { $0.map { StrokePoint(x: $0.x - left + cursor, y: $0.y, t: $0.t, p: $0.p) } }
+            cursor += right - left + height * 0.4
+        }
+        let path = folder.appendingPathComponent("number.json").path
+        try FileIO.writeAtomically(StrokeJSON.encode(Drawing(strokes: ink, label: "147")) + "\n", to: path)
+        let run = try digits(["recognize", "--json", path])   // the shipped model
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdoutLines.count, 1)
+        guard let o = json(run.stdoutLines.first ?? "") else { return }
+        XCTAssertEqual(Set(o.keys), ["source", "index", "text", "digit", "confidence", "top", "digits", "label"])
+        XCTAssertEqual(o["label"] as? String, "147")
+        let entries = (o["digits"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(entries.count, 3, run.stdout)
+        XCTAssertEqual(o["text"] as? String, "147", run.stdout)
+        XCTAssertTrue(o["digit"] is NSNull, "a number of several digits has no single digit: \(run.stdout)")
+        let lefts = entries.compactMap { ($0["box"] as? [NSNumber])?.first?.doubleValue }
+        XCTAssertEqual(lefts, lefts.sorted(), "digits left to right")
+        XCTAssertEqual(entries.map { Set($0.keys).isSuperset(of: ["digit", "confidence", "top", "box", "strokes"]) }, [true, true, true])
     }
 
     func testRecognize_ABadJSONLLineIsReportedAndTheOthersAreStillAnswered() throws {

@@ -102,11 +102,13 @@ final class StrokeJSONTests: XCTestCase {
             (#"{"strokes": [[[1, 2, "t"]]]}"#, "strokes[0][0][2]", "expected a time in seconds, found a string"),
             (#"{"strokes": [["1, 2"]]}"#, "strokes[0][0]",
              "expected a point [x, y], [x, y, t] or {\"x\": …, \"y\": …}, found a string"),
-            (#"{"label": "12", "strokes": []}"#, "label", "expected a digit \"0\"…\"9\", found the string \"12\""),
-            (#"{"label": "a", "strokes": []}"#, "label", "expected a digit \"0\"…\"9\", found the string \"a\""),
-            (#"{"label": 10, "strokes": []}"#, "label", "expected a digit 0…9, found the number 10"),
-            (#"{"label": 2.5, "strokes": []}"#, "label", "expected a digit 0…9, found the number 2.5"),
-            (#"{"label": [7], "strokes": []}"#, "label", "expected a digit \"0\"…\"9\", found an array"),
+            (#"{"label": "", "strokes": []}"#, "label",
+             "expected a label of 1…64 characters (digits such as \"7\" or \"2026\", or a name for what is not a number), found 0 characters"),
+            (#"{"label": "a\u0007", "strokes": []}"#, "label", "the label holds a control character"),
+            (#"{"label": -1, "strokes": []}"#, "label", "expected a whole number 0…999999999999999, found the number -1"),
+            (#"{"label": 2.5, "strokes": []}"#, "label", "expected a whole number 0…999999999999999, found the number 2.5"),
+            (#"{"label": [7], "strokes": []}"#, "label",
+             "expected a label string such as \"7\" or \"2026\", or a whole number, found an array"),
             (#"{"canvas": [280, 280], "strokes": []}"#, "canvas", "expected an object with \"width\" and \"height\", found an array"),
             (#"{"canvas": {"width": -1}, "strokes": []}"#, "canvas.width", "canvas size must be in (0, 1e9], found -1"),
         ]
@@ -202,12 +204,13 @@ final class StrokeJSONTests: XCTestCase {
 
     func testLoad_JSONFileWithABadDrawingGivesAFailureRecord() throws {
         let dir = try temporaryDirectory()
-        let path = try write(#"{"strokes": [[[1, 2]]], "label": "x"}"#, "bad-label.json", in: dir)
+        let path = try write(#"{"strokes": [[[1, 2]]], "label": true}"#, "bad-label.json", in: dir)
         let records = try DrawingLoader.load(path)
         XCTAssertEqual(records.count, 1)
         XCTAssertNil(records[0].line)
         guard case .failure(let error) = records[0].result else { return XCTFail("should fail") }
-        XCTAssertEqual(error.description, "\(path): label: expected a digit \"0\"…\"9\", found the string \"x\"")
+        XCTAssertEqual(error.description,
+                       "\(path): label: expected a label string such as \"7\" or \"2026\", or a whole number, found a boolean")
     }
 
     func testLoad_MissingFileThrowsAnIOError() {
@@ -341,7 +344,7 @@ final class StrokeJSONTests: XCTestCase {
             #"{"strokes":[[[1,2]]],"strokes":[]}"#,              // a duplicate key (the full parser refuses it)
             #"{"strokes":[[{"x":1,"y":2,"x":3}]]}"#,             // a duplicate key in a point
             #"{"strokes":[[[1,2]]],"label":"\u0037"}"#,          // an escape
-            #"{"label":"seven","strokes":[]}"#,                  // a bad label
+            #"{"label":"","strokes":[]}"#,                       // a bad label
             #"{"strokes":[[[1,2,3,4]]]}"#,                        // a bad point
             #"{"strokes":[[[1,NaN]]]}"#, #"{"strokes":[[[1,1e999]]]}"#, #"{"strokes":[[[01,2]]]}"#,
             #"{"strokes":[[[1,2]]]"#, #"{"strokes":[[[1,2]]]} x"#, #"{"strokes":[[[1,2],]]}"#,
@@ -394,7 +397,7 @@ final class StrokeJSONTests: XCTestCase {
             ("one-coordinate.json", "strokes[0][2]: expected a point [x, y], [x, y, t] or {\"x\": …, \"y\": …}, found an array of 1 element"),
             ("string-coordinate.json", "strokes[0][1][1]: expected a coordinate number, found a string"),
             ("strokes-not-array.json", "strokes: expected an array of strokes, found a string"),
-            ("bad-label.json", "label: expected a digit \"0\"…\"9\", found the string \"seven\""),
+            ("bad-label.json", "label: the label holds a control character"),
             ("pressure-out-of-range.json", "strokes[0][0].p: pressure 1.5 is outside 0…1"),
             ("missing-strokes.json", "top level: missing the required key \"strokes\""),
         ]

@@ -27,8 +27,9 @@ final class ShippedModelTests: XCTestCase {
         let test = try MNISTSet.load(directory: dir.path, split: .test)
         XCTAssertEqual(test.count, 10_000)
         let start = Date()
-        let logits = BatchInference.logits(try model.makeNetwork(), pixels: BatchInference.pixels(test), threads: 2)
-        let report = EvaluationReport(probabilities: BatchInference.probabilities(logits, temperature: model.temperature),
+        let probabilities = BatchInference.probabilities(try model.makeNetwork(), pixels: BatchInference.pixels(test),
+                                                         temperature: model.temperature, threads: 2)
+        let report = EvaluationReport(probabilities: probabilities,
                                       labels: test.labels.map(Int.init), threshold: 0.9, temperature: model.temperature)
         let answered = Int((report.coverage * 10_000).rounded())
         let selectiveError = Double(report.answeredWrong) / Double(max(answered, 1))

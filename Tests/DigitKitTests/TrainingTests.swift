@@ -69,8 +69,9 @@ final class TrainingTests: XCTestCase {
         // Measured independently of the trainer's own validation figure: the shipped inference path.
         let network = try ModelFile(layers: model.layers, tensors: model.tensors, inputMean: model.inputMean,
                                     inputStd: model.inputStd).makeNetwork()
-        let logits = BatchInference.logits(network, pixels: BatchInference.pixels(set, range: 59000..<60000), threads: 2)
-        let report = EvaluationReport(probabilities: BatchInference.probabilities(logits, temperature: 1),
+        let probabilities = BatchInference.probabilities(network, pixels: BatchInference.pixels(set, range: 59000..<60000),
+                                                         temperature: 1, threads: 2)
+        let report = EvaluationReport(probabilities: probabilities,
                                       labels: (59000..<60000).map { Int(set.labels[$0]) }, threshold: 0.9, temperature: 1)
         XCTAssertGreaterThanOrEqual(report.accuracy, 0.90, "accuracy on 1,000 held-out images")
         XCTAssertEqual(Double(epochs.last?.validationAccuracy ?? 0), report.accuracy, accuracy: 1e-6)

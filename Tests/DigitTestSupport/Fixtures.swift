@@ -103,6 +103,18 @@ public enum SmallModel {
                   provenance: ["training_command": "made by the tests", "seed": "5"])
     }
 
+    /// The same network with an eleventh output, "not a digit" (`ModelFile.digitAndRefusalClasses`).
+    public static var refusingModel: ModelFile {
+        var rng = SplitMix64(seed: 11)
+        var t = tensors()
+        t["fc.weight"] = TensorData(shape: [11, 196], values: rng.floats(11 * 196, -0.3, 0.3))
+        t["fc.bias"] = TensorData(shape: [11], values: rng.floats(11))
+        var m = ModelFile(layers: Array(layers.dropLast()) + [Linear("fc", outCount: 11)], tensors: t, inputMean: 0.1307,
+                          inputStd: 0.3081, temperature: 1.5, provenance: ["training_command": "made by the tests"])
+        m.classes = ModelFile.digitAndRefusalClasses
+        return m
+    }
+
     /// Writes the file `tensors` + `metadata` (both default to the valid model) to `path`.
     public static func write(to path: String, tensors: [String: TensorData]? = nil, metadata: [String: String]? = nil) throws {
         try SafetensorsFile(tensors: tensors ?? self.tensors(), metadata: metadata ?? self.metadata).write(to: path)

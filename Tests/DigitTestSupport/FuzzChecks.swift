@@ -204,7 +204,11 @@ public enum FuzzChecks {
             if let t = point.t, !t.isFinite { problems.append("time \(t)") }
             if let p = point.p, !(0...1).contains(p) { problems.append("pressure \(p)") }
         }
-        if let label = drawing.label, !(label.count == 1 && "0123456789".contains(label)) { problems.append("label \(label)") }
+        if let label = drawing.label,
+           label.isEmpty || label.count > StrokeJSON.maxLabelCharacters
+           || label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            problems.append("label \(label.debugDescription)")
+        }
         for side in [drawing.canvasWidth, drawing.canvasHeight] {
             if let side, !(side > 0 && side.isFinite) { problems.append("canvas side \(side)") }
         }

@@ -148,9 +148,15 @@ public enum BatchInference {
         return logits
     }
 
+    /// The ten digits' probabilities of `count` images of 784 pixels in 0…1, at `temperature`:
+    /// `logits` then `probabilities(_:temperature:classes:)` with the network's class count.
+    public static func probabilities(_ network: InferenceNetwork, pixels: [Float], temperature: Float, threads: Int) -> [Float] {
+        probabilities(logits(network, pixels: pixels, threads: threads), temperature: temperature, classes: network.classCount)
+    }
+
     /// The ten digits' probabilities of every row of `logits` (`classes` values a row), softmax
     /// at `temperature` over all the classes: with a "not a digit" output the ten do not sum to 1.
-    public static func probabilities(_ logits: [Float], temperature: Float, classes: Int = 10) -> [Float] {
+    public static func probabilities(_ logits: [Float], temperature: Float, classes: Int) -> [Float] {
         let rows = logits.count / classes
         var out = [Float](repeating: 0, count: rows * 10)
         var row = [Float](repeating: 0, count: classes)

@@ -124,8 +124,8 @@ struct EvalCommand: CLICommand {
                 throw DigitError(.format, file: imagesPath, "images are \(set.images.rows)×\(set.images.columns), the network needs 28×28")
             }
             labels = set.labels.map(Int.init)
-            let logits = BatchInference.logits(network, pixels: BatchInference.pixels(set), threads: threads)
-            probabilities = BatchInference.probabilities(logits, temperature: model.temperature)
+            probabilities = BatchInference.probabilities(network, pixels: BatchInference.pixels(set),
+                                                         temperature: model.temperature, threads: threads)
         }
         let report = EvaluationReport(probabilities: probabilities, labels: labels, threshold: threshold,
                                       temperature: model.temperature)

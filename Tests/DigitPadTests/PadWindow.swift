@@ -57,7 +57,7 @@ final class PadWindow {
                 throw WindowFailure("digitpad ended before its window showed: \(process.stderrSoFar)")
             }
             guard Date() < deadline else { throw WindowFailure("no DigitPad window within \(timeout) s") }
-            found = try display.windows(named: "^DigitPad$")
+            found = try display.windows(named: "^DigitPad$", pid: process.process.processIdentifier)
             if found.isEmpty { usleep(50_000) }
         }
         let window = PadWindow(display: display, process: process, id: found[0], folder: folder)

@@ -94,9 +94,11 @@ public final class VirtualDisplay {
         return result.stdout
     }
 
-    /// Top-level windows whose name matches `pattern` (a regular expression) and that are mapped.
-    public func windows(named pattern: String) throws -> [String] {
-        let result = try xdotoolProgram.run(["search", "--onlyvisible", "--name", pattern], in: folder,
+    /// Mapped windows whose name matches `pattern` (a regular expression), of the process `pid`
+    /// when given (as the window says in _NET_WM_PID).
+    public func windows(named pattern: String, pid: Int32? = nil) throws -> [String] {
+        let owner = pid.map { ["--pid", "\($0)"] } ?? []
+        let result = try xdotoolProgram.run(["search", "--onlyvisible"] + owner + ["--name", pattern], in: folder,
                                             environment: environment, timeout: 30)
         return result.stdoutLines   // xdotool exits with 1 when nothing matches
     }

@@ -10,6 +10,7 @@ let commands: [CLICommand.Type] = [
     EvalCommand.self,
     RecognizeCommand.self,
     ComposeCommand.self,
+    MakeNonDigitsCommand.self,
     PaperCommand.self,
     InfoCommand.self,
     VersionCommand.self,

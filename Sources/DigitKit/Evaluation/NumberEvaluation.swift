@@ -20,9 +20,13 @@ public struct NumberEvaluationReport: Sendable {
     /// one with a neighbour (a deletion).
     public var splits = 0
     public var merges = 0
-    /// Drawings whose label is not a number, and how many of them got no answer.
+    /// Drawings whose label is not a number, how many of them got no answer, and how many of
+    /// those were called "not a digit" (the rest: "not sure").
     public var nonNumbers = 0
     public var refused = 0
+    public var refusedAsNotADigit = 0
+    /// Numbers with no answer because some ink was called "not a digit".
+    public var numbersCalledNotADigit = 0
     /// Readings that could not be made (too many parts), with their errors.
     public var errors: [DigitError] = []
     public var threshold: Float = 0.9
@@ -43,9 +47,11 @@ public struct NumberEvaluationReport: Sendable {
         guard label.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }), !label.isEmpty else {
             nonNumbers += 1
             if !reading.isAnswered { refused += 1 }
+            if !reading.isAnswered, reading.hasNotADigit { refusedAsNotADigit += 1 }
             return
         }
         numbers += 1
+        if reading.hasNotADigit { numbersCalledNotADigit += 1 }
         let truth = Array(label.utf8), best = Array(reading.bestText.utf8)
         if truth == best { exact += 1 }
         if reading.isAnswered {
@@ -83,16 +89,20 @@ public struct NumberEvaluationReport: Sendable {
         func pct(_ v: Double) -> String { String(format: "%.2f%%", v * 100) }
         var s = ""
         if numbers > 0 {
-            s += "numbers              \(numbers)\n"
-            s += "exact match          \(pct(exactMatch))   (\(exact) of \(numbers), best reading)\n"
-            s += "digit accuracy       \(pct(digitAccuracy))   (1 - edit distance / \(labelDigits) digits)\n"
-            s += "answered (no ?)      \(pct(coverage))   (\(answered) at threshold \(threshold))\n"
+            let singles = labelDigits == numbers   // every label one digit
+            s += (singles ? "digits               " : "numbers              ") + "\(numbers)\n"
+            s += (singles ? "top-1 accuracy       " : "exact match          ")
+                + "\(pct(exactMatch))   (\(exact) of \(numbers), best reading)\n"
+            if !singles { s += "digit accuracy       \(pct(digitAccuracy))   (1 - edit distance / \(labelDigits) digits)\n" }
+            s += "answered (no ?)      \(pct(coverage))   (\(answered) at threshold \(threshold)"
+                + (numbersCalledNotADigit > 0 ? "; \(numbersCalledNotADigit) called not a digit" : "") + ")\n"
             s += "right among answered \(pct(selectiveAccuracy))   (\(answered - answeredRight) wrong)\n"
             s += "split / merged       \(splits) / \(merges) digits\n"
         }
         if nonNumbers > 0 {
-            s += "not numbers          \(nonNumbers)\n"
-            s += "refused              \(pct(refusalRate))   (\(refused) of \(nonNumbers) got no answer)\n"
+            s += "not digits           \(nonNumbers)\n"
+            s += "refused              \(pct(refusalRate))   (\(refused) of \(nonNumbers): \(refusedAsNotADigit) \"not a digit\", "
+                + "\(refused - refusedAsNotADigit) \"not sure\")\n"
         }
         if !errors.isEmpty { s += "not readable         \(errors.count)\n" }
         return s
@@ -103,7 +113,8 @@ public struct NumberEvaluationReport: Sendable {
         func n(_ v: Double) -> String { JSONText.number(v) }
         return "{\"numbers\":\(numbers),\"exact_match\":\(n(exactMatch)),\"digit_accuracy\":\(n(digitAccuracy)),"
             + "\"coverage\":\(n(coverage)),\"selective_accuracy\":\(n(selectiveAccuracy)),\"answered_wrong\":\(answered - answeredRight),"
-            + "\"splits\":\(splits),\"merges\":\(merges),\"non_numbers\":\(nonNumbers),\"refusal_rate\":\(n(refusalRate)),"
+            + "\"splits\":\(splits),\"merges\":\(merges),\"called_not_a_digit\":\(numbersCalledNotADigit),"
+            + "\"non_numbers\":\(nonNumbers),\"refusal_rate\":\(n(refusalRate)),\"refused_as_not_a_digit\":\(refusedAsNotADigit),"
             + "\"threshold\":\(n(Double(threshold))),\"errors\":\(errors.count)}"
     }
 }

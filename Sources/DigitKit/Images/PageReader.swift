@@ -68,9 +68,7 @@ extension DigitRecognizer {
             InkBox(x0: Float($0.x0 * page.scale), y0: Float($0.y0 * page.scale), x1: Float(($0.x1 + 1) * page.scale),
                    y1: Float(($0.y1 + 1) * page.scale))
         } ?? InkBox(x0: 0, y0: 0, x1: Float(page.width * page.scale), y1: Float(page.height * page.scale))
-        let digit = ReadDigit(digit: r.digit, confidence: r.confidence, notADigit: r.notADigit, top: r.top,
-                              probabilities: r.probabilities, raster: pixels, box: box, strokes: [])
-        return NumberReading(text: r.digit.map(String.init) ?? "?", confidence: r.confidence, digits: [digit], threshold: threshold)
+        return NumberReading(r, box: box, strokes: [])
     }
 }
 

@@ -23,6 +23,8 @@ public struct ReadDigit: Sendable {
     public var strokes: [Int]
     /// The best digit whatever its probability.
     public var bestGuess: Int { top.first?.digit ?? 0 }
+    /// True when "not a digit" is more likely than any digit (a network with that output).
+    public var isNotADigit: Bool { notADigit > confidence }
 }
 
 /// A number read from a drawing: its digits left to right.
@@ -37,8 +39,12 @@ public struct NumberReading: Sendable {
     /// True when every digit is above the threshold (and there is at least one).
     public var isAnswered: Bool { !digits.isEmpty && digits.allSatisfy { $0.digit != nil } }
     public var isEmpty: Bool { digits.isEmpty }
+    /// True when some of the ink is more likely not a digit than any digit: the window and the
+    /// command line say "not a digit" rather than "not sure".
+    public var hasNotADigit: Bool { digits.contains { $0.isNotADigit } }
     /// The best digits whatever their probabilities.
     public var bestText: String { digits.map { String($0.bestGuess) }.joined() }
+
 }
 
 /// What the number reader weighs besides the network's probabilities. A reading's score is the sum
@@ -63,7 +69,15 @@ extension DigitRecognizer {
     /// of strokes that run through two digits) are scored by the network, and the best reading —
     /// the highest sum of log-probabilities and geometry terms — is found by dynamic programming.
     /// Throws a `.limit` error for a drawing of too many parts (more than 600 strokes and pieces).
+    /// With `options.maxDigits == 1` the whole drawing is one digit, as `recognize(_:)` sees it.
     public func read(_ drawing: Drawing, options: NumberReaderOptions = .init()) throws -> NumberReading {
+        if options.maxDigits == 1 {
+            let r = recognize(drawing)
+            guard !r.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
+            let points = drawing.strokes.joined()
+            let box = InkBox(x0: points.map(\.x).min()!, y0: points.map(\.y).min()!, x1: points.map(\.x).max()!, y1: points.map(\.y).max()!)
+            return NumberReading(r, box: box, strokes: Array(drawing.strokes.indices))
+        }
         let segmentation = try Segmentation(drawing)
         var rasterOptions = rasterizer.options
         // A piece smaller than half the line keeps its size against the line (see `Segmentation.drawing`).
@@ -183,6 +197,13 @@ extension DigitRecognizer {
 }
 
 extension NumberReading {
+    /// One digit recognized on its own (`DigitRecognizer.recognize`), as a reading of one digit.
+    public init(_ r: Recognition, box: InkBox, strokes: [Int]) {
+        let digit = ReadDigit(digit: r.digit, confidence: r.confidence, notADigit: r.notADigit, top: r.top,
+                              probabilities: r.probabilities, raster: r.raster, box: box, strokes: strokes)
+        self.init(text: r.digit.map(String.init) ?? "?", confidence: r.confidence, digits: [digit], threshold: r.threshold)
+    }
+
     /// One line of `digits recognize --json`:
     /// `{"source":"a.json","index":0,"text":"2026","digit":null,"confidence":0.96,"top":[],"digits":[{"digit":2,
     /// "confidence":0.99,"top":[[2,0.99],[7,0.004],[3,0.001]],"box":[12,30,61,118],"strokes":[0]},…],"label":"2026"}`.
@@ -213,7 +234,7 @@ extension NumberReading {
         func pct(_ v: Float) -> String { String(format: "%.1f%%", v * 100) }
         if isEmpty { return "? empty drawing" }
         if isAnswered { return "\(text)  \(pct(confidence))" }
-        if digits.count == 1, digits[0].notADigit > digits[0].confidence { return "?  not a digit (\(pct(digits[0].notADigit)))" }
+        if digits.count == 1, digits[0].isNotADigit { return "?  not a digit (\(pct(digits[0].notADigit)))" }
         let doubts = digits.enumerated().filter { $0.element.digit == nil }.map { i, d in
             (digits.count == 1 ? "not sure: " : "digit \(i + 1): ")
                 + d.top.map { "\($0.digit) \(pct($0.probability))" }.joined(separator: ", ")

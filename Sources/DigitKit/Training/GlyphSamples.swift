@@ -11,7 +11,20 @@ public struct GlyphSamples: SampleSource {
         public var kind: String
         /// The digit a non-digit glyph is easily taken for, if any.
         public var looksLike: String?
+        /// The fonts that hold this shape (`font`, then `also` in the file).
+        public var fonts: [String] = []
+
+        /// True when one of the fonts holding this shape is in `set`.
+        public func isIn(_ set: Set<String>) -> Bool { fonts.contains { set.contains($0) } }
+
+        /// A letter or symbol that looks like no digit: what "not a digit" is trained and measured on.
+        public var isRefusal: Bool { kind != "digit" && looksLike == nil }
     }
+
+    /// Fonts kept out of training to measure refusals on glyph shapes the network never saw: a
+    /// sans-serif (futuram), a serif italic (timesib), a script (scriptc) and a gothic italic
+    /// (gothicita). A shape that several fonts share is held out when any of them is.
+    public static let heldOutFonts: Set<String> = ["futuram", "timesib", "scriptc", "gothicita"]
 
     public let glyphs: [Glyph]
     public let labels: [Int]
@@ -27,7 +40,7 @@ public struct GlyphSamples: SampleSource {
                 guard digits, let d = glyph.drawing.labelDigit else { continue }
                 kept.append(glyph)
                 labels.append(d)
-            } else if refusals, glyph.looksLike == nil {
+            } else if refusals, glyph.isRefusal {
                 kept.append(glyph)
                 labels.append(refusalLabel)
             }
@@ -62,7 +75,12 @@ public struct GlyphSamples: SampleSource {
             }
             var looksLike: String?
             if case let .string(s)? = value["looks_like"] { looksLike = s }
-            glyphs.append(Glyph(drawing: drawing, kind: kind, looksLike: looksLike))
+            var fonts: [String] = []
+            if case let .string(font)? = value["font"] { fonts.append(font) }
+            if case let .array(also)? = value["also"] {
+                fonts += also.compactMap { if case let .string(f) = $0 { return f }; return nil }
+            }
+            glyphs.append(Glyph(drawing: drawing, kind: kind, looksLike: looksLike, fonts: fonts))
         }
         return glyphs
     }

@@ -25,9 +25,15 @@ struct EvalCommand: CLICommand {
       --threads N           worker threads (default: all cores)
       --temperature T       override the weight file's softmax temperature (for analysis)
 
-    For drawings:
+    For drawings and images:
       --writers LIST        only these writers (UNIPEN writer numbers or "writer" fields), e.g. 1,4,7
       --exclude-writers L   all writers but these
+      --non-digits FILE     add drawings that are not digits (labelled "A", "scribble", …; see
+                            `digits make-non-digits`): the report then gives the share refused
+                            beside the figures on digits
+      --single              read each drawing as one digit (default: as a number, as `recognize`)
+      --numbers             use the number report even when every label is one digit
+      --max-digits N        read at most N digits a drawing
     \(rasterOptionsHelp)
 
     Drawings that cannot be read are reported on stderr, one line each, and left out of the
@@ -49,11 +55,14 @@ struct EvalCommand: CLICommand {
         let excluded = try Writers.parse(try args.option("--exclude-writers"), "--exclude-writers")
         let temperature = try args.float("--temperature", range: 0.01...100)
         let numbersFlag = args.flag("--numbers")
+        let single = args.flag("--single")
+        let nonDigitsPath = try args.option("--non-digits")
         var reading = NumberReaderOptions()
         if let text = try args.option("--max-digits") {
             guard let n = Int(text), (1...1000).contains(n) else { throw DigitError(.usage, "--max-digits must be a whole number in 1...1000, got '\(text)'") }
             reading.maxDigits = n
         }
+        if single { reading.maxDigits = 1 }
         let overrides = try RasterOverrides(&args)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {
@@ -82,19 +91,27 @@ struct EvalCommand: CLICommand {
                 return try evaluateImages(images, recognizer: recognizer, numbers: numbersFlag, reading: reading,
                                           json: json, predictions: predictionsPath, source: rest[0], temperature: model.temperature)
             }
-            let records = items.compactMap { item -> DrawingRecord? in
-                if case let .drawing(record) = item { return record }
-                return nil
-            }
             let keep: (Int?) -> Bool = { writer in
                 if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
                 if let excluded, let w = writer, excluded.contains(w) { return false }
                 return true
             }
+            var records = items.compactMap { item -> DrawingRecord? in
+                if case let .drawing(record) = item, keep(record.writer) { return record }
+                return nil
+            }
+            if let nonDigitsPath {
+                let extra = try DrawingLoader.load(nonDigitsPath)
+                if let numbered = extra.first(where: { (try? $0.result.get().labelDigits) != nil }) {
+                    throw DigitError(.usage, file: nonDigitsPath, at: numbered.line.map { "line \($0)" } ?? "drawing \(numbered.index + 1)",
+                                     "labelled as a number: --non-digits takes drawings that are not digits")
+                }
+                records += extra
+            }
             // Numbers (labels of several digits, or labels that are not numbers) go through the number reader.
             let drawingLabels = records.compactMap { try? $0.result.get().label }
-            if numbersFlag || drawingLabels.contains(where: { $0.count != 1 || !("0"..."9").contains($0) }) {
-                let report = NumberEvaluationReport.evaluate(records, recognizer: recognizer, options: reading, writers: keep)
+            if numbersFlag || single || drawingLabels.contains(where: { $0.count != 1 || !("0"..."9").contains($0) }) {
+                let report = NumberEvaluationReport.evaluate(records, recognizer: recognizer, options: reading)
                 for e in records.compactMap({ record -> DigitError? in if case let .failure(e) = record.result { return e }; return nil }) {
                     printError("digits eval: \(e)")
                 }
@@ -103,7 +120,7 @@ struct EvalCommand: CLICommand {
                 print(json ? report.json : report.table, terminator: json ? "\n" : "")
                 return records.contains { if case .failure = $0.result { return true }; return false } ? ExitCode.badInput : ExitCode.ok
             }
-            let result = DrawingEvaluation.evaluate(records, recognizer: recognizer, writers: keep)
+            let result = DrawingEvaluation.evaluate(records, recognizer: recognizer)
             for e in result.errors { printError("digits eval: \(e)") }
             unreadable = !result.errors.isEmpty
             if result.unlabelled > 0 { printError("digits eval: \(result.unlabelled) drawings without a digit label were skipped") }

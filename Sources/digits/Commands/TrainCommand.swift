@@ -9,15 +9,23 @@ struct TrainCommand: CLICommand {
     Usage: digits train [options]
 
     Trains the network on the MNIST training images (the last --validation of them held out for
-    validation and temperature calibration), then writes the weight file atomically. The test set
-    is only evaluated once at the end, for the record in the file's metadata.
-    A checkpoint is written after every epoch; run the same command again to resume.
+    validation and temperature calibration) and, by default, the recipe of the shipped model,
+    then writes the weight file atomically. The test set is only evaluated once at the end, for
+    the record in the file's metadata. A checkpoint is written after every epoch; run the same
+    command again to resume.
 
-    Options:
+    Recipes (every option below changes one part of the chosen recipe):
+      shipped  (default) the shipped model: wide network with a "not a digit" output, 40 epochs,
+               --clean 0.5, pendigits of all 30 writers ×2 with a 2.5-pixel pen, --variants 0.15,
+               --non-digits 3000, --number-parts 8000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
+      plain    the standard network, 20 epochs, MNIST only
+      --recipe NAME         shipped | plain
+
+    Optimizer and data:
       --data DIR            MNIST folder (default: $MNIST_DIR, Fixtures/mnist, ../shared/data/mnist)
       --out FILE            weight file to write (default: Weights/mnist-cnn.safetensors)
       --checkpoint FILE     per-epoch checkpoint (default: FILE given by --out + .checkpoint)
-      --epochs N            passes over the training images (default 20)
+      --epochs N            passes over the training images
       --batch-size N        images per step (default 128)
       --lr X                peak learning rate, SGD with Nesterov momentum (default 0.05)
       --momentum X          (default 0.9)
@@ -29,20 +37,30 @@ struct TrainCommand: CLICommand {
       --no-augment          train on the plain images
       --validation N        training images held out for validation (default 5000)
       --limit N             use only the first N training images (quick experiments)
-      --clean P             share of MNIST images shown undistorted in each epoch (default 0)
-      --arch NAME           standard | wide | tiny (default standard)
+      --clean P             share of MNIST images shown undistorted in each epoch
+      --arch NAME           \(Architecture.names.joined(separator: " | "))
+      --refusal-class       add the eleventh output, "not a digit" (the shipped recipe has it)
 
-    Pen data (optional): labelled drawings rasterized on the fly with random pen width, slant
-    and jitter, mixed into every epoch.
-      --strokes FILE        UNIPEN file or labelled stroke JSONL/folder (default: none)
-      --holdout-writers L   writers never trained on, kept for measuring (default 3,6,...,30)
-      --strokes-repeat N    how many times each drawing appears per epoch (default 2)
-      --pen-width W         the rasterizer's pen width recorded in the weight file (default 2.0)
+    Pen data: labelled drawings rasterized on the fly with random pen width, slant and jitter.
+      --strokes FILE        UNIPEN file or labelled stroke JSONL/folder (shipped: pendigits)
+      --no-strokes          no pen data
+      --holdout-writers L   writers never trained on, kept for measuring (shipped: none;
+                            e.g. 3,6,9,12,15,18,21,24,27,30 for one fold of writers)
+      --all-writers         train on every writer
+      --strokes-repeat N    how many times each drawing appears per epoch
+      --pen-width W         the rasterizer's pen width recorded in the weight file
       --softness S          the rasterizer's edge softness recorded in the weight file (default 1.0)
+      --variants P          share of pen 0s, 1s and 7s drawn slashed, crossed or with a flag
 
-    Non-digits (optional): synthetic dots, tangles, stars, spirals, zigzags, dashes and grids,
-    trained toward "no class" (uniform probabilities) so the confidence filter refuses them.
-      --non-digits N        how many per epoch (default 0)
+    What is not a digit (trained toward the "not a digit" output, or toward uniform
+    probabilities for a network without it):
+      --non-digits N        synthetic dots, tangles, spirals, zigzags, dashes, crosses and
+                            crossings-out per epoch
+      --number-parts N      wrong pieces of composed numbers per epoch (two digits together,
+                            fragments), what the number reader must score low
+      --glyphs N            stroke-font letters and symbols (and the fonts' digits, as digits)
+                            N times per epoch; the glyphs of the held-out fonts are never used
+      --glyph-file FILE     the glyph file (default: Fixtures/hershey/glyphs.jsonl)
 
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
 

@@ -91,7 +91,7 @@ let package = Package(
             dependencies: ["DigitApp", "DigitKit", "digits", "DigitTestSupport"]),
         .testTarget(
             name: "DigitPadKitTests",
-            dependencies: ["DigitPadKit", "DigitTestSupport"]),
+            dependencies: ["DigitPadKit", "DigitApp", "DigitTestSupport"]),
     ]
 )
 
@@ -118,6 +118,6 @@ if withSDL {
         // `swift test` build it first.
         .testTarget(
             name: "DigitPadTests",
-            dependencies: ["DigitPad", "DigitPadKit", "DigitKit", "DigitTestSupport"]),
+            dependencies: ["DigitPad", "DigitPadKit", "DigitApp", "DigitKit", "DigitTestSupport"]),
     ]
 }

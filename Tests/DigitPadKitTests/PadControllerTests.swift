@@ -1,3 +1,4 @@
+import DigitApp
 import DigitTestSupport
 import XCTest
 @testable import DigitPadKit

@@ -1,3 +1,4 @@
+import DigitApp
 import DigitKit
 import DigitPadKit
 import Foundation

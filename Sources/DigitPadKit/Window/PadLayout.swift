@@ -1,3 +1,4 @@
+import DigitApp
 /// The buttons of the panel, in the order shown.
 public enum PadButton: String, CaseIterable, Sendable {
     case clear, undo, save, open

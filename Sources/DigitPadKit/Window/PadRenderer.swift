@@ -1,3 +1,4 @@
+import DigitApp
 /// DigitPad's colours: a dark, quiet frame around the black canvas, so the white ink (what
 /// the network sees) is the brightest thing on screen; one accent for a confident answer and
 /// one for the threshold and `?`.

@@ -1,6 +1,6 @@
 import DigitTestSupport
 import XCTest
-@testable import DigitPadKit
+@testable import DigitApp
 
 final class BitmapFontTests: XCTestCase {
     func testFont_DigitsLettersAndCommonSymbolsHaveGlyphs() {

@@ -4,27 +4,44 @@ import Foundation
 
 struct RecognizeCommand: CLICommand {
     static let name = "recognize"
-    static let summary = "recognize drawn digits from stroke files (answers only when ≥ 90% sure)"
+    static let summary = "read the digits or numbers in stroke files and images (answers only when ≥ 90% sure)"
     static let help = """
     Usage: digits recognize FILE... | DIR | - [options]
 
-    For each drawing: the digit and its confidence, or ? with the best candidates when the top
-    probability is below the threshold. Inputs are stroke JSON (.json), JSON Lines (.jsonl),
-    UNIPEN (.tra/.tes/.unipen), a directory (all .json/.jsonl in it, sorted), or - (stdin).
+    Reads each drawing or image as a number: its digits left to right, each with its confidence,
+    `?` for a digit below the threshold, and for an ink that is not a digit at all (a letter, a
+    scribble) "not a digit". Inputs: stroke JSON (.json), JSON Lines (.jsonl), UNIPEN
+    (.tra/.tes/.unipen), images (.png, .jpg/.jpeg, .pgm/.ppm/.pnm: a photo or scan of one line
+    of digits, or a small crop of one digit), a folder (every such file in it, sorted), or - (stdin).
+
+      2026  99.1%                       the number, and the probability that every digit is right
+      20?6  digit 3: 2 61.0%, 7 30.2%   a doubtful digit and its candidates
+      ?  not a digit (97.0%)
 
     Options:
-      --json              one JSON object per drawing, in input order:
-                          {"source":"a.jsonl","index":0,"digit":7,"confidence":0.993,
-                           "top":[[7,0.993],[1,0.004],[9,0.002]],"label":"7"}
-                          digit is null below the threshold; "label" is copied when present;
-                          an empty drawing has "digit":null,"confidence":0 and "empty":true
+      --single            read each drawing as one digit (the whole ink is one digit)
+      --max-digits N      read at most N digits
+      --json              one JSON object per drawing or image, in input order:
+                          {"source":"a.json","index":0,"text":"2026","digit":null,"confidence":0.99,
+                           "top":[],"digits":[{"digit":2,"confidence":0.998,"top":[[2,0.998],…],
+                           "box":[x0,y0,x1,y1],"strokes":[0,1]},…],"label":"2026"}
+                          box: the digit's ink in drawing units or image pixels; strokes: its
+                          strokes (none for images); "not_a_digit" when the network has that
+                          output and gives it weight. For a one-digit reading "digit",
+                          "confidence" and "top" are that digit's (null below the threshold);
+                          with --single a drawing's object is {"source","index","digit",
+                          "confidence","top","label"}. An empty drawing adds "empty":true.
+      --overlay PATH      images: write the image with each digit's box and answer drawn on
+                          it, as PNG: PATH for one image, or PATH/NAME.png in a folder PATH
+                          for several
       --threshold T       confidence needed to answer (default 0.9)
       --weights FILE      weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
     \(rasterOptionsHelp)
 
     A drawing or file that cannot be read is reported on stderr, one line each (file, line, JSON
     path or byte), and the others are still answered; the exit code is then 1 (3 when a file could
-    not be opened at all). An empty drawing is an answer ("? empty drawing"), not an error.
+    not be opened at all). An empty drawing is an answer ("? empty drawing"), not an error; a
+    folder with nothing to read in it is an error.
 
     \(CLI.exitCodesHelp)
     """
@@ -41,6 +58,7 @@ struct RecognizeCommand: CLICommand {
         }
         let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
         let weightsPath = try args.option("--weights")
+        let overlay = try args.option("--overlay")
         let overrides = try RasterOverrides(&args)
         let inputs = try args.positionals()
         guard !inputs.isEmpty else { throw DigitError(.usage, "no input: give stroke files, a directory, or - for stdin") }
@@ -62,39 +80,49 @@ struct RecognizeCommand: CLICommand {
             printError("digits recognize: \(error)")
             status = max(status, ExitCode.of(error))
         }
+        var loaded: [Inputs.Item] = []
         for input in inputs {
-            let items: [Inputs.Item]
-            do { items = try Inputs.load(input) } catch let e as DigitError {
+            do { loaded += try Inputs.load(input) } catch let e as DigitError {
                 fail(e)
-                continue
             }
-            for item in items {
-                switch item {
-                case let .image(path, label):
-                    do {
-                        let r = try recognizer.read(imageAt: path, options: page)
-                        emit(path, 0, label, json ? r.jsonLine(source: path, index: 0, label: label) : r.summary)
-                    } catch let e as DigitError {
-                        fail(e.inFile(path))
+        }
+        let imageCount = loaded.filter { if case .image = $0 { return true }; return false }.count
+        if let overlay, imageCount == 0, status == ExitCode.ok {
+            throw DigitError(.usage, "--overlay \(overlay): the inputs hold no image to draw on")
+        }
+        for item in loaded {
+            switch item {
+            case let .image(path, label):
+                do {
+                    let r = try recognizer.read(imageAt: path, options: page)
+                    emit(path, 0, label, json ? r.jsonLine(source: path, index: 0, label: label) : r.summary)
+                    if let overlay {
+                        let target = imageCount == 1 ? overlay
+                            : (overlay as NSString).appendingPathComponent(((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".png")
+                        if imageCount > 1 { try FileManager.default.createDirectory(atPath: overlay, withIntermediateDirectories: true) }
+                        let picture = Overlay.draw(r, on: try ImageDecoder.read(path: path, maxSide: 1600))
+                        try FileIO.writeAtomically(try Overlay.png(picture), to: target)
                     }
-                case let .drawing(record):
-                    switch record.result {
-                    case let .failure(error):
-                        fail(error)
-                    case let .success(drawing):
-                        if single {
-                            let r = recognizer.recognize(drawing)
-                            emit(record.source, record.index, drawing.label,
-                                 json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : describe(r))
-                            continue
-                        }
-                        do {
-                            let r = try recognizer.read(drawing, options: reading)
-                            emit(record.source, record.index, drawing.label,
-                                 json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : r.summary)
-                        } catch let e as DigitError {
-                            fail(DigitError(e.kind, file: record.source, at: "drawing \(record.index)", e.message))
-                        }
+                } catch let e as DigitError {
+                    fail(e.inFile(path))
+                }
+            case let .drawing(record):
+                switch record.result {
+                case let .failure(error):
+                    fail(error)
+                case let .success(drawing):
+                    if single {
+                        let r = recognizer.recognize(drawing)
+                        emit(record.source, record.index, drawing.label,
+                             json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : describe(r))
+                        continue
+                    }
+                    do {
+                        let r = try recognizer.read(drawing, options: reading)
+                        emit(record.source, record.index, drawing.label,
+                             json ? r.jsonLine(source: record.source, index: record.index, label: drawing.label) : r.summary)
+                    } catch let e as DigitError {
+                        fail(DigitError(e.kind, file: record.source, at: "drawing \(record.index)", e.message))
                     }
                 }
             }

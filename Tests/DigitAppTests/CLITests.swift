@@ -152,6 +152,25 @@ final class CLITests: XCTestCase {
         XCTAssertNil(object["cnn_img_per_s_b1_t1"], "only the parts asked for")
     }
 
+    func testBench_NumbersAndImagesGiveReadingAndPhotoFigures() throws {
+        let photo = TestPaths.fixtures.appendingPathComponent("paper/paper-0004.jpg").path
+        let run = try digits(["bench", "--quick", "--only", "numbers,images", "--json", "--photo", photo,
+                              "--drawings", TestPaths.fixtures.appendingPathComponent("strokes").path])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let object = try XCTUnwrap(json(run.stdoutLines.first ?? ""), run.stdout)
+        func number(_ key: String) -> Double? { (object[key] as? NSNumber)?.doubleValue }
+        for name in ["read_4_digits", "read_10_digits", "png28_read"] {
+            let p50 = try XCTUnwrap(number("\(name)_us_p50"), run.stdout), p99 = try XCTUnwrap(number("\(name)_us_p99"))
+            XCTAssertGreaterThan(p50, 0, name)
+            XCTAssertGreaterThanOrEqual(p99, p50, name)
+        }
+        XCTAssertGreaterThan(try XCTUnwrap(number("read_10_digits_cpu_us_p50")), try XCTUnwrap(number("read_4_digits_cpu_us_p50")),
+                             "ten digits take longer than four")
+        XCTAssertGreaterThan(try XCTUnwrap(number("photo_12mp_ms"), run.stdout), 0)
+        XCTAssertGreaterThan(try XCTUnwrap(number("photo_12mp_peak_rss_mb")), 1)
+        XCTAssertNil(object["e2e_us_p50"], "only the parts asked for")
+    }
+
     /// DIGITS_KERNELS picks the compiled kernel copy; a name this build and CPU cannot run is
     /// reported on stderr and the best available copy runs instead.
     func testBench_DigitsKernelsChoosesTheKernelCopy() throws {

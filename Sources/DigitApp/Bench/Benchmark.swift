@@ -4,7 +4,7 @@ import Foundation
 /// What `digits bench` measures and where it finds its inputs.
 public struct BenchConfiguration: Sendable {
     public enum Part: String, CaseIterable, Sendable {
-        case peak, cnn, layers, noise, e2e, raster, cold, train
+        case peak, cnn, layers, noise, e2e, raster, cold, numbers, images, train
     }
 
     /// The weight file (the same one `recognize` uses).
@@ -23,6 +23,8 @@ public struct BenchConfiguration: Sendable {
     /// Threads for the "all cores" figures (training).
     public var threads = Parallel.processorCount
     public var parts = Set(Part.allCases)
+    /// A photo for the image timing instead of the 12-megapixel one made with `digits make-paper`.
+    public var photoPath: String?
 
     public init(weightsPath: String, mnistDirectory: String, drawingsDirectory: String) {
         self.weightsPath = weightsPath
@@ -97,6 +99,8 @@ public struct BenchReport: Sendable {
     public var trainImagesPerSecond: Double?
     public var trainCPUMicrosecondsPerImage: Double?
     public var trainThreads = 0
+    /// Numbers and images (`ReadingBench.swift`).
+    public var reading = ReadingFigures()
     /// The 1-minute load average before and after the run (other processes compete for the cores).
     public var loadBefore: Double?
     public var loadAfter: Double?
@@ -134,6 +138,7 @@ public struct BenchReport: Sendable {
         add("cold_start_cpu_ms", coldStartCPUMilliseconds, 2)
         add("recognize_peak_rss_mb", recognizePeakMegabytes, 1)
         if recognizePeakMegabytes != nil, recognizePeakIsUpperBound { fields.append("\"recognize_peak_rss_is_upper_bound\":true") }
+        for (key, value) in reading.fields { add(key, value, 2) }
         add("train_img_per_s", trainImagesPerSecond, 0)
         add("train_cpu_us_per_img", trainCPUMicrosecondsPerImage, 1)
         if trainImagesPerSecond != nil { fields.append("\"train_threads\":\(trainThreads)") }
@@ -212,6 +217,7 @@ public struct BenchReport: Sendable {
             row("recognize_peak_rss_mb", String(format: "%.1f", m),
                 "peak resident memory of that process" + (recognizePeakIsUpperBound ? " (upper bound: the bench's own peak)" : ""))
         }
+        for (name, value, note) in reading.rows { row(name, value, note) }
         if let t = trainImagesPerSecond {
             row("train_img_per_s", String(format: "%.0f", t), "\(trainThreads) threads, batch 128"
                 + (trainCPUMicrosecondsPerImage.map { String(format: "; %.0f CPU µs/image", $0) } ?? ""))
@@ -284,6 +290,22 @@ public enum Benchmark {
             report.recognizePeakMegabytes = mb
             report.recognizePeakIsUpperBound = own.map { Double($0) / 1024 >= mb } ?? true
         }
+        var photo: String?
+        var madePhoto: String?
+        if config.parts.contains(.images), let exe = config.executable {
+            if let given = config.photoPath {
+                photo = given
+            } else {
+                progress("images: a 12-megapixel photo of a number (digits make-paper)")
+                let folder = (NSTemporaryDirectory() as NSString).appendingPathComponent("digits-bench-\(getpid())")
+                madePhoto = try makePhoto(executable: exe, drawings: config.drawingsDirectory, folder: folder)
+                photo = madePhoto
+            }
+            progress("images: digits recognize PHOTO")
+            (report.reading.photoProcessMilliseconds, report.reading.photoPeakMegabytes) =
+                try photoProcess(executable: exe, weights: config.weightsPath, photo: photo!, runs: config.quick ? 1 : min(config.runs, 5))
+        }
+        defer { if let madePhoto { try? FileManager.default.removeItem(atPath: (madePhoto as NSString).deletingLastPathComponent) } }
         let model = try ModelFile.load(path: config.weightsPath)
         let network = try model.makeNetwork(file: config.weightsPath)
         report.multiplyAdds = network.multiplyAdds
@@ -331,6 +353,27 @@ public enum Benchmark {
                 progress("raster: rasterizer alone")
                 (report.rasterMicroseconds, report.rasterCPUMicroseconds) =
                     try rasterTime(files: files, options: model.rasterOptions, runs: max(config.runs, 9))
+            }
+        }
+        if parts.contains(.numbers) {
+            progress("numbers: reading a 4-digit and a 10-digit drawing")
+            let drawings = try drawingFiles(config.drawingsDirectory).compactMap { file in
+                try? DrawingLoader.decode(file.bytes, source: file.path, format: .json).first?.result.get()
+            }
+            report.reading.readings = try readingLatencies(try DigitRecognizer(model: model), drawings: drawings,
+                                                           rounds: config.quick ? 20 : 300)
+        }
+        if parts.contains(.images) {
+            progress("images: 28×28 PNG → answer")
+            let test = try MNISTSet.load(directory: config.mnistDirectory, split: .test)
+            let recognizer = try DigitRecognizer(model: model)
+            report.reading.png = try pngLatency(recognizer, set: test, images: 100, rounds: config.quick ? 2 : 20)
+            if let photo {
+                progress("images: 12-megapixel JPEG → answer")
+                let image = try ImageDecoder.read(path: photo, maxSide: 1 << 16)
+                report.reading.photoPixels = image.width * image.height
+                (report.reading.photoMilliseconds, report.reading.photoCPUMilliseconds) =
+                    try photoLatency(recognizer, photo: photo, runs: config.quick ? 2 : config.runs)
             }
         }
         if parts.contains(.train) {

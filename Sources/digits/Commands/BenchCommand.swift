@@ -16,6 +16,12 @@ struct BenchCommand: CLICommand {
       raster_us_per_digit   the rasterizer alone on those drawings
       cold_start_ms         a whole `digits recognize FILE` process for one drawing (and its peak
                             resident memory, recognize_peak_rss_mb)
+      read_4_digits_us, read_10_digits_us  reading a number drawn with the fixture digits
+                            (segmentation, every candidate scored, the best path), p50 and p99
+      png28_read_us         a 28×28 PNG (MNIST test images) from its bytes to the answer
+      photo_12mp_ms         a 4000×3000 JPEG photo of a 4-digit number (made by make-paper) from
+                            the file to the answer on one thread, and the whole `digits recognize
+                            PHOTO` process: photo_12mp_process_ms, photo_12mp_peak_rss_mb
       train_img_per_s       training images/s (batch 128, augmentation on) with all cores
       peak_gflops_per_core  this build's multiply-add on registers alone, for scale
       noise_interruptions_per_s  how often something else stops the measuring thread (timer
@@ -31,14 +37,15 @@ struct BenchCommand: CLICommand {
       --runs N            timed repetitions per figure (default 7)
       --threads N         threads for training (default: all cores)
       --only LIST         measure only some of: peak,cnn,layers,noise,e2e,raster,
-                          cold,train
+                          cold,numbers,images,train
+      --photo FILE        time this image instead of the made 12-megapixel photo
       --quick             fewer images per run (a smoke test; do not report its figures)
       --logits FILE       instead of measuring, write the logits of the MNIST test images as
                           little-endian float32, 10 per image in file order (for comparisons
                           with other runtimes, e.g. bench/compare-onnxruntime)
 
-    Progress goes to stderr. Build with DIGITS_CPU=native for this machine's fast path (see
-    docs/speed.md); the report says which build ran.
+    Progress goes to stderr. The kernels are chosen at run time for this CPU (DIGITS_KERNELS=
+    portable|avx2|avx512 forces a copy); the report says which one ran (see docs/speed.md).
 
     \(CLI.exitCodesHelp)
     """
@@ -53,6 +60,7 @@ struct BenchCommand: CLICommand {
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         let only = try args.option("--only")
         let logitsPath = try args.option("--logits")
+        let photo = try args.option("--photo")
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
 
         let weights = try weightsOption ?? DigitRecognizer.defaultWeightsPath()
@@ -75,6 +83,7 @@ struct BenchCommand: CLICommand {
         config.quick = quick
         config.threads = threads
         config.executable = currentExecutable()
+        config.photoPath = photo
         if let only {
             var parts = Set<BenchConfiguration.Part>()
             for name in only.split(separator: ",") {

@@ -1,10 +1,9 @@
-#if !DIGITS_FUZZ
 import DigitKit
-#endif
 import Foundation
 
 /// The properties every fuzz target checks on each input. The libFuzzer entries in `Fuzz/`
-/// (built by `scripts/fuzz`, which compiles this file into the DigitKit sources) abort when one
+/// (built by `scripts/fuzz`, which compiles this file with the other check files into a
+/// FuzzSupport module on top of DigitKit) abort when one
 /// is violated; `FuzzCorpusTests` replays the committed corpus `Fixtures/fuzz/<target>/` through
 /// the same checks. A trap inside the library is a failure too: the fuzzer reports it as a crash.
 ///

@@ -1,6 +1,4 @@
-#if !DIGITS_FUZZ
 import DigitKit
-#endif
 import Foundation
 
 /// The properties checked on every fuzz input of the `images` and `gzip` targets (see FuzzChecks).
@@ -23,6 +21,7 @@ extension FuzzChecks {
                 if maxSide == nil && image.format == .png && problems.isEmpty {
                     problems += checkPNGRoundTrip(image)
                 }
+                if maxSide == nil && problems.isEmpty { problems += checkPageReading(image) }
             } catch {
                 problems += checkError(error, source: "fuzz.img")
             }
@@ -67,6 +66,47 @@ extension FuzzChecks {
         }
         if image.summary.isEmpty || image.summary.contains("\n") { problems.append("summary \(image.summary.debugDescription)") }
         return problems
+    }
+
+    /// A recognizer on a tiny fixed network (flatten → linear to 10 digits and "not a digit"), so
+    /// the page reader's every step runs on any image without the shipped weights.
+    static let pageRecognizer: DigitRecognizer? = {
+        let weights: [Float] = (0..<(11 * 784)).map { (i: Int) -> Float in
+            let v: Int = (i * 7919) % 201 - 100
+            return Float(v) / 2000
+        }
+        let model = ModelFile(layers: [Flatten(), Linear("fc", outCount: 11)],
+                              tensors: ["fc.weight": TensorData(shape: [11, 784], values: weights),
+                                        "fc.bias": TensorData(shape: [11], values: Array(repeating: 0, count: 11))],
+                              inputMean: 0.1307, inputStd: 0.3081, temperature: 1, provenance: [:])
+        var refusing = model
+        refusing.classes = ModelFile.digitAndRefusalClasses
+        return try? DigitRecognizer(model: refusing)
+    }()
+
+    /// Reading the decoded image as a page (`read(image:)`) gives one text character per digit,
+    /// finite confidences and boxes inside the stored image, or a `DigitError`; never a trap.
+    public static func checkPageReading(_ image: DecodedImage) -> [String] {
+        guard let recognizer = pageRecognizer else { return ["the page-reading recognizer could not be built"] }
+        do {
+            let reading = try recognizer.read(image: image)
+            var problems: [String] = []
+            if reading.text.count != reading.digits.count { problems.append("text \(reading.text) for \(reading.digits.count) digits") }
+            if !reading.confidence.isFinite { problems.append("reading confidence \(reading.confidence)") }
+            let (w, h) = (Float(image.originalWidth), Float(image.originalHeight))
+            for d in reading.digits {
+                let b = d.box
+                if !(b.x0 >= 0 && b.y0 >= 0 && b.x1 <= w + 1 && b.y1 <= h + 1 && b.x0 <= b.x1 && b.y0 <= b.y1) {
+                    problems.append("box \(b) outside the \(image.originalWidth)×\(image.originalHeight) image")
+                }
+                if !(d.confidence.isFinite && d.notADigit.isFinite) { problems.append("digit confidence \(d.confidence)") }
+            }
+            return problems
+        } catch let error as DigitError {
+            return checkError(error.inFile("fuzz.img"), source: "fuzz.img")
+        } catch {
+            return checkError(error, source: "fuzz.img")
+        }
     }
 
     /// Our encoder's file of the decoded luminance decodes to the same luminance.

@@ -26,25 +26,26 @@ final class PadApp: EventLoopClient {
     private var exitCode = ExitCode.ok
 
     /// Opens the window; throws `DigitError(.io)` when there is none. `replay` is the drawing
-    /// of `--replay`, `openRecords` those of `--open`, both read before.
+    /// of `--replay`, `openRecords` or `openImage` what `--open` holds, all read before.
     init(options: PadOptions, recognizer: DigitRecognizer, inkWidth: Float, replay: Drawing?,
-         openRecords: [DrawingRecord]?) throws {
+         openRecords: [DrawingRecord]?, openImage: PadImage?) throws {
         self.options = options
         replayDrawing = replay
-        files = PadFiles(openFile: options.open, saveDirectory: options.saveDirectory, openRecords: openRecords)
+        files = PadFiles(openFile: options.open, saveDirectory: options.saveDirectory, openRecords: openRecords,
+                         openImage: openImage)
         view = try PadView(title: "DigitPad", width: options.width, height: options.height)
         loop = EventLoop()
         let size = view.outputSize
-        controller = PadController(width: size.width, height: size.height, threshold: recognizer.threshold, inkWidth: inkWidth)
+        controller = PadController(width: size.width, height: size.height, threshold: recognizer.threshold, inkWidth: inkWidth,
+                                   single: options.single, defaultLabel: options.label)
         surface = Surface(width: size.width, height: size.height, fill: PadTheme.background)
-        answers = AnswerFlow(recognizer: recognizer, controller: controller, printing: options.printRecognitions,
-                             wake: loop.waker)
+        answers = AnswerFlow(recognizer: recognizer, controller: controller, options: options, wake: loop.waker)
     }
 
     /// Runs until the window is closed, Esc, or (with `--exit`) the replay is done. Returns the exit code.
     func run() -> Int32 {
+        answers.request(.quiet)
         if let file = options.open { show(files.open(file, index: 0)) }
-        answers.request(strokeEnded: false)
         if let replayDrawing { replay = Replay(drawing: replayDrawing, rate: options.replayRate, start: loop.now) }
         loop.run(self)
         if options.frameStats { printError("digitpad: " + loop.statsLine(renderer: view.rendererName)) }
@@ -77,8 +78,10 @@ final class PadApp: EventLoopClient {
     private func apply(_ effects: [PadEffect]) {
         for effect in effects {
             switch effect {
-            case let .recognize(strokeEnded): answers.request(strokeEnded: strokeEnded)
-            case .save: controller.setStatus(files.save(currentDrawing))
+            case let .recognize(live): answers.request(live ? .live : .change)
+            case .save:
+                controller.setStatus(controller.image == nil ? files.save(currentDrawing)
+                                     : StatusLine("an image is shown: Save writes drawings (C clears the image)", kind: .error))
             case .open: show(files.openNext())
             case .quit: loop.quit()
             }
@@ -90,13 +93,18 @@ final class PadApp: EventLoopClient {
         controller.document.drawing(side: Float(max(controller.layout.canvas.width, 1)))
     }
 
-    /// Puts an opened drawing on the canvas (and asks for its answer), or shows why there is none.
+    /// Puts an opened drawing or image on the canvas (and asks for its reading), or shows why
+    /// there is none.
     private func show(_ opened: PadFiles.Opened) {
         switch opened {
         case let .drawing(drawing, status):
             controller.load(PadDocument(drawing: drawing, in: CanvasMapping(fitting: drawing)))
             controller.setStatus(status)
-            answers.request(strokeEnded: false)
+            answers.request(.change)
+        case let .image(image, status):
+            controller.load(image: image)
+            controller.setStatus(status)
+            answers.request(.change)
         case let .failed(status):
             controller.setStatus(status)
         }

@@ -9,7 +9,14 @@ import Foundation
 final class PadFiles {
     enum Opened {
         case drawing(Drawing, StatusLine)
+        case image(PadImage, StatusLine)
         case failed(StatusLine)
+    }
+
+    /// An image file (PNG, JPEG, PGM, PPM; by its first bytes) decoded for the canvas, at most
+    /// the size the reader works at. Throws the decoder's one-line error.
+    static func loadImage(_ path: String) throws -> PadImage {
+        PadImage(path: path, image: try ImageDecoder.read(path: path, maxSide: PageOptions().workingSide))
     }
 
     private let openFile: String?
@@ -17,19 +24,21 @@ final class PadFiles {
     private let saveDirectory: String?
     private var cycle: OpenCycle
     private var cache: (path: String, records: [DrawingRecord])?
+    private var imageCache: PadImage?
 
-    /// `openRecords`: the drawings of `--open`, read before the window opened.
-    init(openFile: String?, saveDirectory: String?, openRecords: [DrawingRecord]?) {
+    /// `openRecords` or `openImage`: what `--open` holds, read before the window opened.
+    init(openFile: String?, saveDirectory: String?, openRecords: [DrawingRecord]?, openImage: PadImage? = nil) {
         self.openFile = openFile
         self.saveDirectory = saveDirectory
         cycle = OpenCycle(openFile: openFile)
         if let openFile, let openRecords { cache = (openFile, openRecords) }
+        imageCache = openImage
     }
 
     /// Writes `drawing` as `drawing-YYYYmmdd-HHMMSS.json` (then `-2`, `-3`, … within a second),
     /// atomically, and says what happened.
     func save(_ drawing: Drawing) -> StatusLine {
-        guard !drawing.isEmpty else { return StatusLine("nothing to save yet: draw a digit first", kind: .error) }
+        guard !drawing.isEmpty else { return StatusLine("nothing to save yet: write something first", kind: .error) }
         let directory = saveDirectory ?? "."
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -57,13 +66,23 @@ final class PadFiles {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let list = OpenCycle.candidates(openFile: openFile, directory: saveDirectory ?? "", entries: entries)
         guard let next = cycle.next(candidates: list) else {
-            return .failed(StatusLine("nothing to open: no .json or .jsonl file in \(directory) (see --open)", kind: .error))
+            return .failed(StatusLine("nothing to open: no .json, .jsonl or image file in \(directory) (see --open)", kind: .error))
         }
         return open(next.file, index: next.index)
     }
 
-    /// Drawing `index` of the file at `path`; Open continues from there.
+    /// Drawing `index` of the file at `path`, or the image at `path`; Open continues from there.
     func open(_ path: String, index: Int) -> Opened {
+        if Inputs.isImage(path) {
+            cycle.showing(file: path, index: 0, count: 1)
+            do {
+                let image = try imageCache.flatMap { $0.path == path ? $0 : nil } ?? PadFiles.loadImage(path)
+                imageCache = image
+                return .image(image, StatusLine("opened \(path) (\(image.originalWidth)×\(image.originalHeight) image)", kind: .info))
+            } catch {
+                return .failed(report(error, prefix: "cannot open"))
+            }
+        }
         let records: [DrawingRecord]
         if let cache, cache.path == path {
             records = cache.records

@@ -3,21 +3,36 @@ import DigitKit
 import DigitPadKit
 import Foundation
 
-/// Runs recognition on its own serial queue with its own `DigitRecognizer`, so the frame loop
-/// never waits for the network. Requests and answers pass through a lock-protected mailbox;
+/// Reads drawings and images on its own serial queue with its own `DigitRecognizer`, so the frame
+/// loop never waits for the network. Requests and answers pass through a lock-protected mailbox;
 /// `wake` (an SDL user event) tells the frame loop that an answer is waiting.
 final class RecognitionWorker: @unchecked Sendable {
     struct Request {
-        var drawing: Drawing
+        enum Source {
+            case drawing(Drawing)
+            /// An image file, read with `DigitRecognizer.read(imageAt:)`.
+            case image(path: String)
+        }
+        var source: Source
         var revision: Int
-        var strokeEnded: Bool
-        /// Never replaced by a newer request (stroke ends under `--print`, which are all reported).
+        /// Printed under `--print`: a stroke's end, undo, clear, open (not a live reading).
+        var isChange: Bool
+        /// Never replaced by a newer request (changes under `--print`, which are all reported).
         var keep: Bool
+        /// The label the drawing had when it was asked about (printed).
+        var label: String?
+        /// The reading's coordinates (canvas pixels, image pixels) → canvas units.
+        var mapping: CanvasMapping
+        /// The boxes will surround pen paths (a drawing), not pixels of ink (an image).
+        var boxesArePaths: Bool
     }
 
     struct Answer {
         var request: Request
-        var recognition: Recognition
+        /// The reading, or why there is none (a drawing of too many parts, an image that went bad).
+        var reading: Result<NumberReading, DigitError>
+        /// `--single`: the one recognition the reading was made of (what `recognize --single` prints).
+        var recognition: Recognition?
         var seconds: Double
     }
 
@@ -25,24 +40,29 @@ final class RecognitionWorker: @unchecked Sendable {
     private let lock = NSLock()
     /// Used on `queue` only.
     private let recognizer: DigitRecognizer
+    private let single: Bool
+    private let options: NumberReaderOptions
     private let wake: @Sendable () -> Void
     private var pending: [Request] = []
     private var answers: [Answer] = []
     private var running = false
     private var lastSeconds = 0.0
 
-    init(recognizer: DigitRecognizer, wake: @escaping @Sendable () -> Void) {
+    /// `single`: each drawing is one digit (`recognize`); else a number (`read`, with `options`).
+    init(recognizer: DigitRecognizer, single: Bool, options: NumberReaderOptions, wake: @escaping @Sendable () -> Void) {
         self.recognizer = recognizer
+        self.single = single
+        self.options = options
         self.wake = wake
         running = true
         queue.async { self.warmUp() }
     }
 
-    /// One recognition of a dot before any request: it measures how long an answer takes (which
-    /// decides whether the window recognizes live while drawing) and warms the caches.
+    /// One reading of a dot before any request: it measures how long an answer takes (which
+    /// decides whether the window reads live while drawing) and warms the caches.
     private func warmUp() {
         let start = DispatchTime.now().uptimeNanoseconds
-        _ = recognizer.recognize(Drawing(strokes: [[StrokePoint(x: 0, y: 0)]]))
+        _ = read(.drawing(Drawing(strokes: [[StrokePoint(x: 0, y: 0)]])))
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         lock.lock()
         lastSeconds = seconds
@@ -51,7 +71,7 @@ final class RecognitionWorker: @unchecked Sendable {
     }
 
     /// Queues a request. Requests not marked `keep` that are still waiting are dropped: only
-    /// the newest state of the drawing is worth recognizing.
+    /// the newest state of the drawing is worth reading.
     func submit(_ request: Request) {
         lock.lock()
         pending.removeAll { !$0.keep }
@@ -83,11 +103,39 @@ final class RecognitionWorker: @unchecked Sendable {
         return pending.isEmpty && !running
     }
 
-    /// How long the last recognition took, in seconds.
+    /// How long the last reading took, in seconds.
     var lastDuration: Double {
         lock.lock()
         defer { lock.unlock() }
         return lastSeconds
+    }
+
+    /// The reading of `source`, as `digits recognize` makes it (`--single`: as `recognize --single`).
+    private func read(_ source: Request.Source) -> (Result<NumberReading, DigitError>, Recognition?) {
+        do {
+            switch source {
+            case let .drawing(drawing):
+                guard single else { return (.success(try recognizer.read(drawing, options: options)), nil) }
+                let r = recognizer.recognize(drawing)
+                var one = options
+                one.maxDigits = 1
+                // The empty reading, as the library makes it.
+                guard !r.isEmpty else { return (.success(try recognizer.read(drawing, options: one)), r) }
+                let points = drawing.strokes.joined()
+                let box = InkBox(x0: points.map(\.x).min() ?? 0, y0: points.map(\.y).min() ?? 0,
+                                 x1: points.map(\.x).max() ?? 0, y1: points.map(\.y).max() ?? 0)
+                return (.success(NumberReading(r, box: box, strokes: Array(drawing.strokes.indices))), r)
+            case let .image(path):
+                var page = PageOptions()
+                page.reader = options
+                if single { page.reader.maxDigits = 1 }
+                return (.success(try recognizer.read(imageAt: path, options: page)), nil)
+            }
+        } catch let error as DigitError {
+            return (.failure(error), nil)
+        } catch {
+            return (.failure(DigitError(.format, "\(error)")), nil)
+        }
     }
 
     private func runOne() {
@@ -98,13 +146,13 @@ final class RecognitionWorker: @unchecked Sendable {
         lock.unlock()
 
         let start = DispatchTime.now().uptimeNanoseconds
-        let recognition = recognizer.recognize(request.drawing)
+        let (reading, recognition) = read(request.source)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 
         lock.lock()
-        answers.append(Answer(request: request, recognition: recognition, seconds: seconds))
+        answers.append(Answer(request: request, reading: reading, recognition: recognition, seconds: seconds))
         running = false
-        lastSeconds = seconds
+        if case .drawing = request.source { lastSeconds = seconds }
         lock.unlock()
         wake()
     }

@@ -3,11 +3,12 @@ import DigitPadKit
 
 /// `--replay`: a drawing animated in the window. Its strokes become mouse events (`ReplayPlan`),
 /// pushed into SDL's queue when they are due, which the window handles exactly as it handles a
-/// real mouse. A labelled drawing is typed as a person would label it: its digit key first.
+/// real mouse. A drawing labelled with digits is labelled as a person would: its digit keys first.
 final class Replay {
     private let events: [ReplayEvent]
     private var next = 0
-    private var labelKey: Int?
+    /// The label's digits, still to be typed.
+    private var labelKeys: [Int]
     /// The loop's clock when the replay started.
     private let start: Double
 
@@ -17,24 +18,23 @@ final class Replay {
 
     init(drawing: Drawing, rate: Double, start: Double) {
         events = ReplayPlan.events(for: drawing, rate: rate)
-        if let label = drawing.label, label.count == 1, let digit = Int(label) { labelKey = digit }
+        labelKeys = drawing.labelDigits ?? []
         self.start = start
     }
 
-    var isDone: Bool { labelKey == nil && next >= events.count }
+    var isDone: Bool { labelKeys.isEmpty && next >= events.count }
 
     /// When the next event is due on the loop's clock, or nil when all are sent.
     var nextDue: Double? {
-        if labelKey != nil { return start }
+        if !labelKeys.isEmpty { return start }
         return next < events.count ? start + events[next].time : nil
     }
 
     /// Pushes the events due at `now` into the window `view` whose canvas `layout` places.
     func pushDue(now: Double, layout: PadLayout, view: PadView) {
         var budget = Replay.eventsPerFrame
-        if let digit = labelKey {
-            SDLEvents.pushDigitKey(window: view.windowID, digit)
-            labelKey = nil
+        while budget > 0, !labelKeys.isEmpty {
+            SDLEvents.pushDigitKey(window: view.windowID, labelKeys.removeFirst())
             budget -= 1
         }
         let scale = view.pixelScale

@@ -29,6 +29,9 @@ func loadReplay(_ path: String) throws -> Drawing {
     return drawing
 }
 
+/// How much thinner the ink is when numbers are read than for one digit filling the canvas.
+let numberInkDivisor: Float = 3
+
 func main() -> Int32 {
     let options: PadOptions
     do {
@@ -45,23 +48,28 @@ func main() -> Int32 {
     let recognizer: DigitRecognizer
     var replay: Drawing?
     var openRecords: [DrawingRecord]?
+    var openImage: PadImage?
     do {
         if let path = options.replay { replay = try loadReplay(path) }
         // A file named on the command line that cannot be read stops the program, as in `digits`;
         // one bad drawing inside it only shows as an error when it is opened.
-        if let path = options.open { openRecords = try DrawingLoader.load(path) }
+        if let path = options.open {
+            if Inputs.isImage(path) { openImage = try PadFiles.loadImage(path) } else { openRecords = try DrawingLoader.load(path) }
+        }
         recognizer = try DigitRecognizer(weightsPath: options.weights, threshold: options.threshold)
     } catch let error as DigitError {
         return fail(error)
     } catch {
         return fail(DigitError(.io, "\(error)"))
     }
-    // The ink is drawn as wide, relative to the canvas, as the network's pen relative to its box.
+    // One digit filling the canvas is drawn as wide, relative to the canvas, as the network's pen
+    // relative to its box; a number's digits are about a third of the canvas tall, and so is their ink.
     let raster = recognizer.rasterizer.options
+    let inkWidth = raster.penWidth / raster.box / (options.single ? 1 : numberInkDivisor)
     let app: PadApp
     do {
-        app = try PadApp(options: options, recognizer: recognizer, inkWidth: raster.penWidth / raster.box,
-                         replay: replay, openRecords: openRecords)
+        app = try PadApp(options: options, recognizer: recognizer, inkWidth: inkWidth,
+                         replay: replay, openRecords: openRecords, openImage: openImage)
     } catch {
         printError("digitpad: \(error)")
         return ExitCode.noWindow

@@ -16,8 +16,8 @@ final class OpenCycleAndFrameStatsTests: XCTestCase {
 
     func testOpenCycle_StepsThroughTheOpenFileThenTheSaveFolder() {
         let list = OpenCycle.candidates(openFile: "digits.jsonl", directory: "saved",
-                                        entries: ["b.json", ".hidden.json", "a.jsonl", "notes.txt", "c.json.tmp"])
-        XCTAssertEqual(list, ["digits.jsonl", "saved/a.jsonl", "saved/b.json"])
+                                        entries: ["b.json", ".hidden.json", "a.jsonl", "notes.txt", "c.json.tmp", "d.PNG", "e.jpg", "f.gif"])
+        XCTAssertEqual(list, ["digits.jsonl", "saved/a.jsonl", "saved/b.json", "saved/d.PNG", "saved/e.jpg"])
         var cycle = OpenCycle(openFile: "digits.jsonl")
         XCTAssertEqual(cycle.next(candidates: list)?.file, "digits.jsonl")
         cycle.showing(file: "digits.jsonl", index: 0, count: 2)
@@ -25,6 +25,8 @@ final class OpenCycleAndFrameStatsTests: XCTestCase {
         cycle.showing(file: "digits.jsonl", index: 1, count: 2)
         XCTAssertEqual(cycle.next(candidates: list)?.file, "saved/a.jsonl")
         cycle.showing(file: "saved/b.json", index: 0, count: 0)   // unreadable: move on
+        XCTAssertEqual(cycle.next(candidates: list)?.file, "saved/d.PNG", "images too")
+        cycle.showing(file: "saved/e.jpg", index: 0, count: 1)
         XCTAssertEqual(cycle.next(candidates: list)?.file, "digits.jsonl", "round again")
         XCTAssertNil(OpenCycle(openFile: nil).next(candidates: []))
         XCTAssertEqual(OpenCycle.candidates(openFile: nil, directory: "", entries: ["x.json"]), ["x.json"])

@@ -19,7 +19,7 @@ final class PadOptionsTests: XCTestCase {
         let o = try PadOptions.parse(["--weights", "w.safetensors", "--threshold=0.75", "--open", "a.json",
                                       "--save-dir", "out", "--replay", "r.json", "--replay-rate", "0",
                                       "--print", "--screenshot", "s.png", "--exit",
-                                      "--frame-stats", "--size", "800x500"])
+                                      "--frame-stats", "--size", "800x500", "--max-digits", "4", "--label", "A b"])
         XCTAssertEqual(o.weights, "w.safetensors")
         XCTAssertEqual(o.threshold, 0.75)
         XCTAssertEqual(o.open, "a.json")
@@ -30,6 +30,10 @@ final class PadOptionsTests: XCTestCase {
         XCTAssertEqual(o.screenshot, "s.png")
         XCTAssertEqual(o.width, 800)
         XCTAssertEqual(o.height, 500)
+        XCTAssertEqual(o.maxDigits, 4)
+        XCTAssertEqual(o.label, "A b")
+        XCTAssertFalse(o.single)
+        XCTAssertTrue(try PadOptions.parse(["--single"]).single)
     }
 
     func testOptions_BadArgumentsAreUsageErrorsOnOneLine() {
@@ -42,6 +46,11 @@ final class PadOptionsTests: XCTestCase {
             (["--replay-rate", "-3"], "--replay-rate must be a number of points per second in 0...100000, got '-3'"),
             (["--screenshot", "shot.bmp"], "--screenshot must name a .png file, got 'shot.bmp'"),
             (["--script", "draw a.json"], "unknown option '--script' (see --help)"),
+            (["--max-digits", "0"], "--max-digits must be a whole number in 1...1000, got '0'"),
+            (["--single", "--max-digits", "3"], "--single reads one digit: it does not go with --max-digits"),
+            (["--label", ""], "--label must be 1...64 characters without control characters, got 0 characters"),
+            (["--label", String(repeating: "x", count: 65)], "--label must be 1...64 characters without control characters, got 65 characters"),
+            (["--label", "a\nb"], "--label must be 1...64 characters without control characters, got a control character"),
         ]
         for (arguments, message) in cases {
             XCTAssertThrowsError(try PadOptions.parse(arguments), "\(arguments)") { error in

@@ -147,7 +147,7 @@ final class PadWindow {
 
     // MARK: - Answers and the end
 
-    /// The lines printed so far (`--print`: one per stroke end).
+    /// The lines printed so far (`--print`: one per change: a stroke's end, undo, clear, open).
     var lines: [String] { process.stdoutSoFar.split(separator: "\n").map(String.init) }
 
     /// Waits until at least `count` lines are printed and returns them all.
@@ -202,7 +202,7 @@ final class PadWindow {
 
     /// Draws `drawing` with the mouse, fitted into the canvas as `--replay` places it: for each
     /// stroke a press, a move to every point and a release. `label` (default: the drawing's own,
-    /// when it is one digit) is typed first, as a person would label it. `pointsPerSecond` paces
+    /// when it is made of digits) is typed first, as a person would label it. `pointsPerSecond` paces
     /// the moves; by default they come as fast as xdotool sends them. Returns the window pixels
     /// of each stroke, as sent (a point on the same pixel as the one before is not a move).
     @discardableResult
@@ -210,8 +210,8 @@ final class PadWindow {
         let g = try geometry()
         let layout = PadLayout(width: g.width, height: g.height)
         var words: [String] = []
-        if let digit = label ?? drawing.label, digit.count == 1, digit.first?.isASCII == true, digit.first?.isNumber == true {
-            words += ["key", digit]
+        if let text = label ?? drawing.label, !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            words += ["key"] + text.map { String($0) }
         }
         let pause = pointsPerSecond.map { ["sleep", String(format: "%.4f", 1 / $0)] } ?? []
         var strokes: [[(x: Int, y: Int)]] = []

@@ -70,6 +70,10 @@ struct Screenshot {
 struct PrintedAnswer {
     var source: String
     var index: Int
+    /// The number read ("2026", "20?6"); nil in the one-digit schema (`--single`).
+    var text: String?
+    /// Each digit of the number: its answer (nil: not sure), and its box in canvas pixels.
+    var digits: [(digit: Int?, box: [Double], notADigit: Double?)]
     var digit: Int?
     var confidence: Double
     var top: [(digit: Int, probability: Double)]
@@ -81,6 +85,10 @@ struct PrintedAnswer {
                                    "not a JSON object: \(line)", file: file, line: number)
         source = try XCTUnwrap(object["source"] as? String, file: file, line: number)
         index = try XCTUnwrap(object["index"] as? Int, file: file, line: number)
+        text = object["text"] as? String
+        digits = (object["digits"] as? [[String: Any]] ?? []).map { d in
+            (d["digit"] as? Int, d["box"] as? [Double] ?? [], d["not_a_digit"] as? Double)
+        }
         digit = object["digit"] as? Int
         if digit == nil { XCTAssertTrue(object["digit"] is NSNull, "digit must be a number or null", file: file, line: number) }
         confidence = try XCTUnwrap(object["confidence"] as? Double, file: file, line: number)

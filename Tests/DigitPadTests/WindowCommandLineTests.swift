@@ -16,8 +16,9 @@ final class WindowCommandLineTests: XCTestCase {
     func testCommandLine_HelpPrintsUsageAndExitsZero() throws {
         guard let run = try run(["--help"]) else { return }
         XCTAssertEqual(run.status, 0)
-        XCTAssertTrue(run.stdout.hasPrefix("digitpad — draw a digit"))
-        for option in ["--open FILE", "--replay FILE", "--print", "--screenshot FILE.png", "--exit"] {
+        XCTAssertTrue(run.stdout.hasPrefix("digitpad — write a number"))
+        for option in ["--open FILE", "--replay FILE", "--print", "--screenshot FILE.png", "--exit", "--single", "--max-digits N",
+                       "--label TEXT", "clear the label"] {
             XCTAssertTrue(run.stdout.contains(option), option)
         }
         XCTAssertFalse(run.stdout.contains("--script"), "the test harness is not part of the program")

@@ -39,10 +39,13 @@ final class WindowDrawingTests: XCTestCase {
             try window.key("c")
             lines += drawing.strokes.filter { !$0.isEmpty }.count
             expected.append((digit, lines - 1))
+            lines += 1   // the clear
         }
         let answers = try window.waitForLines(lines).map { try PrintedAnswer($0) }
-        XCTAssertEqual(answers.map(\.index), Array(0..<lines), "one line per stroke end, numbered")
+        XCTAssertEqual(answers.map(\.index), Array(0..<lines), "one line per stroke end and per clear, numbered")
+        XCTAssertEqual(expected.map { answers[$0.lastLine + 1].isEmpty }, expected.map { _ in true }, "the clear")
         XCTAssertEqual(expected.map { answers[$0.lastLine].digit }, expected.map { Optional($0.digit) })
+        XCTAssertEqual(expected.map { answers[$0.lastLine].text }, expected.map { String($0.digit) }, "one digit, read as a number")
         XCTAssertEqual(expected.map { answers[$0.lastLine].label }, expected.map { String($0.digit) }, "the label typed first")
         XCTAssertTrue(answers.allSatisfy { $0.source == "window" })
     }
@@ -59,6 +62,7 @@ final class WindowDrawingTests: XCTestCase {
             return try window.screenshot()
         }
 
+        // `--print` prints a line per change: each stroke's end, each undo, each clear.
         let both = try drawFour(2)
         let inkBoth = ink(both)
         try window.key("ctrl+z")
@@ -69,19 +73,22 @@ final class WindowDrawingTests: XCTestCase {
         try window.key("BackSpace")
         try window.waitForPicture("an empty canvas after Backspace") { ink($0) == 0 }
 
-        _ = try drawFour(4)
+        _ = try drawFour(6)
         try window.click(.undo)
         try window.waitForPicture("the Undo button doing what Ctrl+Z does") { ink($0) == inkUndo }
         try window.rightClickCanvas()
         try window.waitForPicture("the canvas and the preview cleared by a right click") { ink($0) == 0 && $0.ink(in: $0.layout.previewImage) == 0 }
 
-        _ = try drawFour(6)
+        _ = try drawFour(10)
         try window.click(.clear)
         try window.waitForPicture("the canvas and the preview cleared by the Clear button") { ink($0) == 0 && $0.ink(in: $0.layout.previewImage) == 0 }
 
-        _ = try drawFour(8)
+        _ = try drawFour(13)
         try window.key("c")
         try window.waitForPicture("the canvas and the preview cleared by C") { ink($0) == 0 && $0.ink(in: $0.layout.previewImage) == 0 }
+        let printed = try window.waitForLines(14).map { try PrintedAnswer($0) }
+        XCTAssertEqual(printed.map(\.isEmpty), [false, false, false, true, false, false, false, true, false, false, true, false, false, true],
+                       "strokes, undo (one stroke left), Backspace (none), …")
     }
 
     func testDrawing_KeysWithModifiersAreNotMistakenForCommands() throws {

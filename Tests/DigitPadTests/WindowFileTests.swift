@@ -28,7 +28,8 @@ final class WindowFileTests: XCTestCase {
         guard let window = try PadWindow.start(self, ["--print", "--save-dir", saves.path]) else { return }
         let sent = try window.draw(try PadFixtures.drawing(PadFixtures.four))
         let answer = try PrintedAnswer(try XCTUnwrap(try window.waitForLines(2).last))
-        try window.key("9", "s")
+        // The fixture's label 4 was typed before drawing; L clears it, and digits make a new one.
+        try window.key("l", "2", "0", "s")
         var saved: [String] = []
         let deadline = Date().addingTimeInterval(PadWindow.timeout)
         while saved.isEmpty && Date() < deadline {
@@ -43,7 +44,7 @@ final class WindowFileTests: XCTestCase {
         // Every point where the mouse was, in canvas pixels, with its time.
         let drawing = try DrawingLoader.load(path)[0].result.get()
         let canvas = try window.layout().canvas
-        XCTAssertEqual(drawing.label, "9", "the digit key pressed last sets the label")
+        XCTAssertEqual(drawing.label, "20", "the digits typed after L")
         XCTAssertEqual(drawing.canvasWidth, Float(canvas.width))
         XCTAssertEqual(drawing.canvasHeight, Float(canvas.width))
         XCTAssertEqual(drawing.strokes.count, sent.count)
@@ -63,7 +64,7 @@ final class WindowFileTests: XCTestCase {
         XCTAssertEqual(again.digit, answer.digit)
         XCTAssertEqual(again.digit, 4)
         XCTAssertEqual(again.confidence, answer.confidence, accuracy: 1e-4)
-        XCTAssertEqual(again.label, "9")
+        XCTAssertEqual(again.label, "20")
 
         // Opened in a window, the file looks as it did when it was drawn.
         try window.settle()
@@ -117,7 +118,7 @@ final class WindowFileTests: XCTestCase {
             }
         }
         XCTAssertEqual(try PrintedAnswer(run.stdoutLines[1]).digit, 4)
-        XCTAssertTrue(run.stdout.hasPrefix("{\"source\":\"window\",\"index\":0,\"digit\":"), run.stdout)
+        XCTAssertTrue(run.stdout.hasPrefix("{\"source\":\"window\",\"index\":0,\"text\":"), run.stdout)
     }
 
     func testFiles_ScreenshotSavesWhatTheWindowShows() throws {

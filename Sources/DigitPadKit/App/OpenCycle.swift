@@ -1,7 +1,10 @@
+import DigitKit
+
 /// What O (Open) shows next. SDL has no file dialog, so Open steps through a list: the
-/// drawings of the `--open` file first, then every `.json` and `.jsonl` file in the save
-/// folder in name order (the saved `drawing-YYYYmmdd-HHMMSS.json` files sort by time), one
-/// drawing after another, and round again. A file dropped on the window joins the list's place.
+/// drawings of the `--open` file first, then every `.json` and `.jsonl` file and every image
+/// (`.png`, `.jpg`, `.jpeg`, `.pgm`, `.ppm`, `.pnm`) in the save folder in name order (the saved
+/// `drawing-YYYYmmdd-HHMMSS.json` files sort by time), one drawing after another, and round
+/// again. A file dropped on the window joins the list's place.
 public struct OpenCycle: Equatable, Sendable {
     public var openFile: String?
     public private(set) var currentFile: String?
@@ -11,12 +14,17 @@ public struct OpenCycle: Equatable, Sendable {
 
     public init(openFile: String?) { self.openFile = openFile }
 
-    /// The files to step through: `openFile`, then the stroke files among `entries` (names in
-    /// `directory`), sorted by name, hidden files left out.
+    /// The files to step through: `openFile`, then the stroke files and images among `entries`
+    /// (names in `directory`), sorted by name, hidden files left out.
     public static func candidates(openFile: String?, directory: String, entries: [String]) -> [String] {
         let prefix = directory.isEmpty || directory == "." ? "" : (directory.hasSuffix("/") ? directory : directory + "/")
         var list = openFile.map { [$0] } ?? []
-        let files = entries.filter { !$0.hasPrefix(".") && ($0.hasSuffix(".json") || $0.hasSuffix(".jsonl")) }.sorted()
+        func isOpenable(_ name: String) -> Bool {
+            guard let dot = name.lastIndex(of: "."), !name.hasPrefix(".") else { return false }
+            let ext = name[name.index(after: dot)...].lowercased()
+            return ext == "json" || ext == "jsonl" || Inputs.imageExtensions.contains(ext)
+        }
+        let files = entries.filter(isOpenable).sorted()
         for name in files where !list.contains(prefix + name) && !list.contains(name) {
             list.append(prefix + name)
         }

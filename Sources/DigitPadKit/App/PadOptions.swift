@@ -12,6 +12,12 @@ public struct PadOptions: Equatable, Sendable {
     /// Points per second when a replayed drawing has no times; 0 = as fast as possible.
     public var replayRate: Double = 240
     public var printRecognitions = false
+    /// One digit per drawing, as before numbers were read.
+    public var single = false
+    /// The most digits a reading may have (nil: no bound).
+    public var maxDigits: Int?
+    /// The label every save writes unless digits are typed.
+    public var label: String?
     public var screenshot: String?
     public var exitWhenDone = false
     public var frameStats = false
@@ -22,32 +28,42 @@ public struct PadOptions: Equatable, Sendable {
     public init() {}
 
     public static let help = """
-    digitpad — draw a digit, see what the network answers
+    digitpad — write a number, see what the network reads
 
     Usage: digitpad [options]
 
-    Draw with the mouse, a pen or a finger on the black square. After every stroke (and while
-    you draw, when recognition is fast enough) the panel shows the answer, `?` when the network
-    is less sure than the threshold, the ten probabilities and the 28×28 image the network saw.
+    Write with the mouse, a pen or a finger on the black square. After every stroke (and while
+    you write, when reading is fast enough) the drawing is read as a number: a box around each
+    digit with its answer above it, `?` in amber when the network is less sure than the
+    threshold, a crossed circle when the ink is not a digit at all. The panel shows the number,
+    and for the digit under the mouse (else the last) the 28×28 image the network saw and its
+    probabilities.
 
     Keys:   C or right click   clear              Ctrl+Z or Backspace   undo the last stroke
-            0-9                set the label      S                     save (stroke JSON)
-            O                  open the next file Esc                   quit
-    A file dropped on the window is opened.
+            0-9                type the label     L                     clear the label
+            S                  save (stroke JSON) O                     open the next file
+            Esc                quit
+    A file dropped on the window is opened: a drawing, or an image (PNG, JPEG, PGM, PPM).
 
     Options:
       --weights FILE        network weights (default: $DIGITS_WEIGHTS, else
                             Weights/mnist-cnn.safetensors near the working directory or the program)
       --threshold T         confidence needed to answer, 0...1 (default 0.9)
-      --open FILE           show the first drawing of FILE (.json, .jsonl, UNIPEN); O steps through
+      --open FILE           show the first drawing of FILE (.json, .jsonl, UNIPEN), or an image
+                            (PNG, JPEG, PGM, PPM) read as a photo of a number; O steps through
                             its drawings, then through the files of the save folder
       --save-dir DIR        where S saves drawing-YYYYmmdd-HHMMSS.json (default: working directory)
+      --label TEXT          the label every save writes (1-64 characters: "2026", "A",
+                            "scribble"), unless digits are typed
+      --single              read each drawing as one digit (the window before it read numbers)
+      --max-digits N        read at most N digits (1...1000)
       --replay FILE         animate the first drawing of FILE as if drawn by hand: its strokes
                             go through the mouse input path, scaled into the canvas, at their
                             recorded speed (to watch how a digit was written, or for a picture)
       --replay-rate HZ      points per second for drawings without times (default 240; 0 = at once)
-      --print               print each recognition made at the end of a stroke as one JSON line
-                            (the schema of `digits recognize --json`, source "window")
+      --print               print each reading after a change (a stroke's end, undo, clear,
+                            open) as one JSON line, the line `digits recognize --json` prints
+                            (`--single`: that of `digits recognize --single --json`), source "window"
       --screenshot FILE.png once the window shows what --open and --replay asked for, and its
                             answer, save the picture
       --exit                quit once that is done (the replay drawn, its answers printed)
@@ -76,6 +92,21 @@ public struct PadOptions: Equatable, Sendable {
             o.replayRate = v
         }
         o.printRecognitions = args.flag("--print")
+        o.single = args.flag("--single")
+        if let text = try args.option("--max-digits") {
+            guard let n = Int(text), (1...1000).contains(n) else {
+                throw DigitError(.usage, "--max-digits must be a whole number in 1...1000, got '\(text)'")
+            }
+            o.maxDigits = n
+        }
+        if let label = try args.option("--label") {
+            let control = label.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+            guard !label.isEmpty, label.count <= StrokeJSON.maxLabelCharacters, !control else {
+                throw DigitError(.usage, "--label must be 1...\(StrokeJSON.maxLabelCharacters) characters without control characters, got "
+                                 + (control ? "a control character" : "\(label.count) characters"))
+            }
+            o.label = label
+        }
         o.screenshot = try args.option("--screenshot")
         o.exitWhenDone = args.flag("--exit")
         o.frameStats = args.flag("--frame-stats")
@@ -91,6 +122,9 @@ public struct PadOptions: Equatable, Sendable {
         let rest = try args.positionals()
         if let extra = rest.first {
             throw DigitError(.usage, "unexpected argument '\(extra)' (digitpad takes options only, see --help)")
+        }
+        if o.single && o.maxDigits != nil {
+            throw DigitError(.usage, "--single reads one digit: it does not go with --max-digits")
         }
         if let shot = o.screenshot, !shot.lowercased().hasSuffix(".png") {
             throw DigitError(.usage, "--screenshot must name a .png file, got '\(shot)'")

@@ -1,33 +1,121 @@
-/// What the panel shows about the latest recognition.
-public struct AnswerView: Equatable, Sendable {
-    /// The answer, or nil for `?` (below the threshold, or nothing drawn).
+import DigitKit
+
+/// A rectangle in canvas units (0…1 across the canvas, y downward).
+public struct CanvasBox: Equatable, Sendable {
+    public var x0: Float, y0: Float, x1: Float, y1: Float
+
+    public init(x0: Float, y0: Float, x1: Float, y1: Float) {
+        self.x0 = x0
+        self.y0 = y0
+        self.x1 = x1
+        self.y1 = y1
+    }
+
+    /// True when (u, v) is inside the box grown by `margin` on every side.
+    public func contains(_ u: Float, _ v: Float, margin: Float = 0) -> Bool {
+        u >= x0 - margin && u <= x1 + margin && v >= y0 - margin && v <= y1 + margin
+    }
+}
+
+/// One digit of a reading as the window shows it: its answer, its probabilities, the 28×28 image
+/// the network saw and where its ink is on the canvas.
+public struct DigitMark: Equatable, Sendable {
+    /// The digit, or nil below the threshold ("not sure", or "not a digit" when `isNotADigit`).
     public var digit: Int?
-    /// The top probability, 0…1.
+    /// The best digit's probability.
     public var confidence: Float
+    /// The probability of the network's eleventh output, "not a digit" (0 without it).
+    public var notADigit: Float
     /// Ten probabilities, for digits 0…9.
     public var probabilities: [Float]
     /// The 28×28 network input, row-major, 0 = background, 1 = ink.
     public var raster: [Float]
+    /// The box of the digit's ink on the canvas (of the pen's path for a drawing, of the ink's
+    /// pixels for an image); nil draws no box (`--single`).
+    public var box: CanvasBox?
+
+    public init(digit: Int?, confidence: Float, notADigit: Float = 0, probabilities: [Float], raster: [Float], box: CanvasBox? = nil) {
+        self.digit = digit
+        self.confidence = confidence
+        self.notADigit = notADigit
+        self.probabilities = probabilities
+        self.raster = raster
+        self.box = box
+    }
+
+    /// "Not a digit" is more likely than any digit: shown apart from "not sure".
+    public var isNotADigit: Bool { notADigit > confidence }
+}
+
+/// What the panel and the canvas show about the latest reading: the whole text, and a mark per digit.
+public struct AnswerView: Equatable, Sendable {
+    /// The digits left to right, `?` for each one that is not sure ("20?6"); "" when empty.
+    public var text: String
+    /// The reading's confidence: the product of its digits' (one digit: that digit's).
+    public var confidence: Float
+    public var digits: [DigitMark]
     public var isEmpty: Bool
     public var threshold: Float
     /// The document revision this answer belongs to.
     public var revision: Int
+    /// The boxes surround pen paths, so the canvas grows them by the ink's half width (false for images).
+    public var boxesArePaths: Bool
+    /// The network has the eleventh output: the chart shows an eleventh bar, "not a digit".
+    public var hasNotADigitOutput: Bool
+    /// Why the drawing could not be read (too many strokes), else nil.
+    public var error: String?
 
-    public init(digit: Int?, confidence: Float, probabilities: [Float], raster: [Float],
-                isEmpty: Bool, threshold: Float, revision: Int) {
-        self.digit = digit
+    public init(text: String, confidence: Float, digits: [DigitMark], threshold: Float, revision: Int,
+                boxesArePaths: Bool = true, hasNotADigitOutput: Bool = false, error: String? = nil) {
+        self.text = text
         self.confidence = confidence
-        self.probabilities = probabilities
-        self.raster = raster
-        self.isEmpty = isEmpty
+        self.digits = digits
+        isEmpty = digits.isEmpty
         self.threshold = threshold
         self.revision = revision
+        self.boxesArePaths = boxesArePaths
+        self.hasNotADigitOutput = hasNotADigitOutput
+        self.error = error
+    }
+
+    /// One digit, as the window showed answers before it read numbers (no box).
+    public init(digit: Int?, confidence: Float, probabilities: [Float], raster: [Float],
+                isEmpty: Bool, threshold: Float, revision: Int, notADigit: Float = 0) {
+        let mark = DigitMark(digit: digit, confidence: confidence, notADigit: notADigit, probabilities: probabilities, raster: raster)
+        self.init(text: isEmpty ? "" : digit.map(String.init) ?? "?", confidence: confidence, digits: isEmpty ? [] : [mark],
+                  threshold: threshold, revision: revision)
+    }
+
+    /// A reading from DigitKit. Its boxes are taken to the canvas by `mapping` (drawing or image
+    /// coordinates → canvas units).
+    public init(_ reading: NumberReading, revision: Int, mapping: CanvasMapping, boxesArePaths: Bool = true,
+                showBoxes: Bool = true, hasNotADigitOutput: Bool = false) {
+        let marks = reading.digits.map { d -> DigitMark in
+            let (x0, y0) = mapping.toCanvas(d.box.x0, d.box.y0), (x1, y1) = mapping.toCanvas(d.box.x1, d.box.y1)
+            let box = CanvasBox(x0: min(x0, x1), y0: min(y0, y1), x1: max(x0, x1), y1: max(y0, y1))
+            return DigitMark(digit: d.digit, confidence: d.confidence, notADigit: d.notADigit, probabilities: d.probabilities,
+                             raster: d.raster, box: showBoxes && [x0, y0, x1, y1].allSatisfy(\.isFinite) ? box : nil)
+        }
+        self.init(text: reading.text, confidence: reading.confidence, digits: marks, threshold: reading.threshold,
+                  revision: revision, boxesArePaths: boxesArePaths, hasNotADigitOutput: hasNotADigitOutput)
     }
 
     /// Before anything is drawn.
     public static func blank(threshold: Float) -> AnswerView {
-        AnswerView(digit: nil, confidence: 0, probabilities: Array(repeating: 0, count: 10),
-                   raster: Array(repeating: 0, count: 784), isEmpty: true, threshold: threshold, revision: 0)
+        AnswerView(text: "", confidence: 0, digits: [], threshold: threshold, revision: 0)
+    }
+
+    /// More than one digit: the panel shows the number, and the digit in focus below it.
+    public var isNumber: Bool { digits.count > 1 }
+    /// Every digit answered.
+    public var isAnswered: Bool { !digits.isEmpty && digits.allSatisfy { $0.digit != nil } }
+    /// Some ink is more likely not a digit than any digit.
+    public var hasNotADigit: Bool { digits.contains { $0.isNotADigit } }
+
+    /// The digit the panel details: `focus` when it is one of the digits, else the last.
+    public func shownIndex(focus: Int?) -> Int? {
+        if let focus, digits.indices.contains(focus) { return focus }
+        return digits.indices.last
     }
 }
 
@@ -42,5 +130,5 @@ public struct StatusLine: Equatable, Sendable {
         self.kind = kind
     }
 
-    public static let keys = StatusLine("0-9 sets the label · Esc quits", kind: .hint)
+    public static let keys = StatusLine("0-9 label, L clears · Esc quits", kind: .hint)
 }

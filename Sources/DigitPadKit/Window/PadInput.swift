@@ -11,8 +11,10 @@ public enum PadKey: Equatable, Sendable {
     case undo
     case save
     case open
-    /// A digit key: sets the label the next save writes.
+    /// A digit key: appends the digit to the label the next save writes.
     case digit(Int)
+    /// L: clears the typed label (back to `--label`'s, if any).
+    case clearLabel
     case quit
 }
 
@@ -32,9 +34,9 @@ public enum PadInput: Equatable, Sendable {
 
 /// What the controller asks the program around it to do.
 public enum PadEffect: Equatable, Sendable {
-    /// Recognize the current drawing. `strokeEnded` is true when a stroke was just finished:
-    /// those are the recognitions `--print` reports.
-    case recognize(strokeEnded: Bool)
+    /// Read the current drawing. `live` is true while a stroke is being drawn; the others (a
+    /// stroke's end, undo, clear) are the changes `--print` reports.
+    case recognize(live: Bool)
     case save
     case open
     case quit

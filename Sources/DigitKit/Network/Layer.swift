@@ -176,8 +176,16 @@ public class InferenceOp {
 
     /// Absorbs a per-channel affine map that follows (a batch norm); false when it cannot.
     public func fold(_ norm: ChannelNorm) -> Bool { false }
-    /// Applies ReLU to its own output; false when it cannot.
-    public func fuseReLU() -> Bool { false }
+    /// Whether the op can apply ReLU to its own output (`fuseReLU`).
+    public var canFuseReLU: Bool { false }
+    /// Set when a ReLU that followed was fused into this op.
+    public internal(set) var relu = false
+    /// Applies ReLU to its own output from now on; false when it cannot (or already does).
+    public func fuseReLU() -> Bool {
+        guard canFuseReLU, !relu else { return false }
+        relu = true
+        return true
+    }
     /// Called once after fusion, before the first image (packs weights).
     public func finish() {}
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// Average pooling, no padding (floor mode). Weight file: `avgpool2d` with `kernel` and `stride`
 /// (default: the kernel).
-public struct AvgPool2D: Layer {
+public struct AvgPool2D: PoolingLayer {
     public static let typeName: String? = "avgpool2d"
     public var kernel: Int, stride: Int
 
@@ -12,17 +12,7 @@ public struct AvgPool2D: Layer {
         self.stride = stride ?? kernel
     }
 
-    public init(entry: LayerEntry) throws {
-        kernel = try entry.int("kernel", range: 1...16)
-        stride = try entry.int("stride", default: kernel, range: 1...16)
-    }
-
-    public var entryFields: [(key: String, value: String)]? { [("kernel", "\(kernel)"), ("stride", "\(stride)")] }
     public var description: String { "avgpool\(kernel)s\(stride)" }
-
-    public func outputShape(for input: ActivationShape) throws -> ActivationShape {
-        try Pooling.outputShape(input, kernel: kernel, stride: stride)
-    }
 
     public func inference(input: ActivationShape, tensors: inout TensorReader) throws -> InferenceOp? {
         AvgPoolInference(kernel: kernel, stride: stride, input: input, output: try outputShape(for: input))
@@ -62,7 +52,7 @@ final class AvgPoolTraining: TrainingLayer {
     init(kernel: Int, stride: Int, input: ActivationShape, capacity: Int) {
         self.kernel = kernel
         self.stride = stride
-        let out = (try? Pooling.outputShape(input, kernel: kernel, stride: stride)) ?? input
+        let out = (try? AvgPool2D(kernel: kernel, stride: stride).outputShape(for: input)) ?? input
         output = FloatBuffer(count: capacity * out.count)
         dInput = FloatBuffer(count: capacity * input.count)
         super.init(inShape: input, outShape: out, capacity: capacity)

@@ -63,7 +63,6 @@ public struct BatchNorm2D: Layer {
 /// A batch norm that no convolution absorbed: `x · scale + shift` per channel, ReLU fused.
 final class AffineInference: InferenceOp {
     let scale: FloatBuffer, shift: FloatBuffer
-    private var relu = false
 
     init(norm: ChannelNorm, shape: ActivationShape) {
         scale = FloatBuffer(norm.scale)
@@ -80,11 +79,7 @@ final class AffineInference: InferenceOp {
     override var name: String { "batchnorm → \(output)" }
     override var summary: String { "batchnorm2d \(input.channels)" + (relu ? " + relu" : "") }
 
-    override func fuseReLU() -> Bool {
-        guard !relu else { return false }
-        relu = true
-        return true
-    }
+    override var canFuseReLU: Bool { true }
 
     override func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, outputRowStride: Int,
                       kernels: UnsafePointer<dk_kernels>, scratch: UnsafeMutablePointer<Float>) {

@@ -102,7 +102,6 @@ final class ConvInference: InferenceOp {
     let geometry: dk_conv_geometry
     private var weights: [Float]   // (out, in, kH, kW) until `prepare`
     private var bias: [Float]
-    private var relu = false
     private var foldedNorm = false
     private var packed: FloatBuffer?
     private var biasBuffer: FloatBuffer?
@@ -149,11 +148,7 @@ final class ConvInference: InferenceOp {
         return true
     }
 
-    override func fuseReLU() -> Bool {
-        guard !relu else { return false }
-        relu = true
-        return true
-    }
+    override var canFuseReLU: Bool { true }
 
     /// Packs the weights once, on first use.
     private func prepare() {

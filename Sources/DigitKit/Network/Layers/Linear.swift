@@ -89,7 +89,6 @@ final class LinearInference: InferenceOp {
     let layer: Linear
     let inCount: Int, outPadded: Int, rows: Bool
     let weights: FloatBuffer, bias: FloatBuffer
-    private var relu = false
 
     init(layer: Linear, input: ActivationShape, weights w: [Float], bias b: [Float], rows: Bool, outPadded: Int) {
         self.layer = layer
@@ -113,11 +112,7 @@ final class LinearInference: InferenceOp {
     override var name: String { "linear \(inCount)→\(layer.outCount)" }
     override var summary: String { "linear \(inCount)→\(layer.outCount)" + (relu ? " + relu" : "") }
 
-    override func fuseReLU() -> Bool {
-        guard !relu else { return false }
-        relu = true
-        return true
-    }
+    override var canFuseReLU: Bool { true }
 
     override func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, outputRowStride: Int,
                       kernels: UnsafePointer<dk_kernels>, scratch: UnsafeMutablePointer<Float>) {

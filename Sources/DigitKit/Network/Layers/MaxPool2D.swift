@@ -4,7 +4,7 @@ import Foundation
 /// Max pooling, no padding (floor mode). Weight file: `maxpool2d` with `kernel` and `stride`
 /// (default: the kernel). Backward routes each gradient to the first input position that held the
 /// maximum, as PyTorch does.
-public struct MaxPool2D: Layer {
+public struct MaxPool2D: PoolingLayer {
     public static let typeName: String? = "maxpool2d"
     public var kernel: Int, stride: Int
 
@@ -13,17 +13,7 @@ public struct MaxPool2D: Layer {
         self.stride = stride ?? kernel
     }
 
-    public init(entry: LayerEntry) throws {
-        kernel = try entry.int("kernel", range: 1...16)
-        stride = try entry.int("stride", default: kernel, range: 1...16)
-    }
-
-    public var entryFields: [(key: String, value: String)]? { [("kernel", "\(kernel)"), ("stride", "\(stride)")] }
     public var description: String { kernel == 2 && stride == 2 ? "maxpool" : "maxpool\(kernel)s\(stride)" }
-
-    public func outputShape(for input: ActivationShape) throws -> ActivationShape {
-        try Pooling.outputShape(input, kernel: kernel, stride: stride)
-    }
 
     public func inference(input: ActivationShape, tensors: inout TensorReader) throws -> InferenceOp? {
         MaxPoolInference(layer: self, input: input, output: try outputShape(for: input))
@@ -35,16 +25,6 @@ public struct MaxPool2D: Layer {
 
     public func onnx(_ graph: inout ONNXGraph, input: String, tensors: [String: TensorData]) throws -> String {
         graph.node("MaxPool", [input], [.ints("kernel_shape", [kernel, kernel]), .ints("strides", [stride, stride])])
-    }
-}
-
-enum Pooling {
-    static func outputShape(_ input: ActivationShape, kernel: Int, stride: Int) throws -> ActivationShape {
-        guard input.height >= kernel, input.width >= kernel else {
-            throw DigitError(.format, "pool kernel \(kernel) is larger than the input \(input)")
-        }
-        return ActivationShape(height: (input.height - kernel) / stride + 1, width: (input.width - kernel) / stride + 1,
-                               channels: input.channels)
     }
 }
 
@@ -78,7 +58,7 @@ final class MaxPoolTraining: TrainingLayer {
 
     init(layer: MaxPool2D, input: ActivationShape, capacity: Int) {
         self.layer = layer
-        let out = (try? Pooling.outputShape(input, kernel: layer.kernel, stride: layer.stride)) ?? input
+        let out = (try? layer.outputShape(for: input)) ?? input
         output = FloatBuffer(count: capacity * out.count)
         dInput = FloatBuffer(count: capacity * input.count)
         super.init(inShape: input, outShape: out, capacity: capacity)

@@ -17,4 +17,16 @@ public enum Writers {
         return set
     }
 
+    /// `--writers LIST` and `--exclude-writers LIST` read from `args`, as a test on a drawing's
+    /// writer: with `--writers` only those (a drawing without a writer is left out), without the
+    /// excluded ones. Everything passes when neither is given.
+    public static func selection(_ args: inout Arguments) throws -> @Sendable (Int?) -> Bool {
+        let only = try parse(try args.option("--writers"), "--writers")
+        let excluded = try parse(try args.option("--exclude-writers"), "--exclude-writers")
+        return { writer in
+            if let only, !(writer.map { only.contains($0) } ?? false) { return false }
+            if let excluded, let w = writer, excluded.contains(w) { return false }
+            return true
+        }
+    }
 }

@@ -32,16 +32,11 @@ struct ComposeCommand: CLICommand {
         guard let out = try args.option("--out") else { throw DigitError(.usage, "missing --out FILE (see --help)") }
         let count = try args.int("--count", default: 1000, range: 1...10_000_000)
         let lengths = try Self.range(try args.option("--lengths") ?? "2-6")
-        let writers = try Writers.parse(try args.option("--writers"), "--writers")
-        let excluded = try Writers.parse(try args.option("--exclude-writers"), "--exclude-writers")
+        let keep = try Writers.selection(&args)
         let seed = UInt64(try args.int("--seed", default: 1, range: 0...Int(Int32.max)))
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
         let records = try DrawingLoader.load(strokes)
-        let byWriter = NumberComposer.byWriter(records) { writer in
-            if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
-            if let excluded, let w = writer, excluded.contains(w) { return false }
-            return true
-        }
+        let byWriter = NumberComposer.byWriter(records, keep: keep)
         guard !byWriter.isEmpty else { throw DigitError(.format, file: strokes, "no labelled single digits from the chosen writers") }
         let numbers = NumberComposer().composeSet(byWriter, count: count, lengths: lengths, seed: seed)
         var text = ""

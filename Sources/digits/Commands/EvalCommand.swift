@@ -51,8 +51,7 @@ struct EvalCommand: CLICommand {
         let dataDir = try args.option("--data")
         let split = try args.option("--split") ?? "test"
         let imagesPath = try args.option("--images"), labelsPath = try args.option("--labels")
-        let writers = try Writers.parse(try args.option("--writers"), "--writers")
-        let excluded = try Writers.parse(try args.option("--exclude-writers"), "--exclude-writers")
+        let keep = try Writers.selection(&args)
         let temperature = try args.float("--temperature", range: 0.01...100)
         let numbersFlag = args.flag("--numbers")
         let single = args.flag("--single")
@@ -90,11 +89,6 @@ struct EvalCommand: CLICommand {
             if !images.isEmpty {
                 return try evaluateImages(images, recognizer: recognizer, numbers: numbersFlag, reading: reading,
                                           json: json, predictions: predictionsPath, source: rest[0], temperature: model.temperature)
-            }
-            let keep: (Int?) -> Bool = { writer in
-                if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
-                if let excluded, let w = writer, excluded.contains(w) { return false }
-                return true
             }
             var records = items.compactMap { item -> DrawingRecord? in
                 if case let .drawing(record) = item, keep(record.writer) { return record }

@@ -45,8 +45,7 @@ struct PaperCommand: CLICommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         guard let strokes = try args.option("--strokes") else { throw DigitError(.usage, "missing --strokes FILE (see --help)") }
         guard let out = try args.option("--out") else { throw DigitError(.usage, "missing --out DIR (see --help)") }
-        let writers = try Writers.parse(try args.option("--writers"), "--writers")
-        let excluded = try Writers.parse(try args.option("--exclude-writers"), "--exclude-writers")
+        let keep = try Writers.selection(&args)
         let count = try args.int("--count", default: 100, range: 1...1_000_000)
         let lengths = try ComposeCommand.range(try args.option("--lengths") ?? "1-6")
         let formatText = try args.option("--format") ?? "jpeg"
@@ -71,11 +70,7 @@ struct PaperCommand: CLICommand {
         renderer.jpegQuality = quality
 
         let records = try DrawingLoader.load(strokes)
-        let byWriter = NumberComposer.byWriter(records) { writer in
-            if let writers, !(writer.map { writers.contains($0) } ?? false) { return false }
-            if let excluded, let w = writer, excluded.contains(w) { return false }
-            return true
-        }
+        let byWriter = NumberComposer.byWriter(records, keep: keep)
         guard !byWriter.isEmpty else { throw DigitError(.format, file: strokes, "no labelled single digits from the chosen writers") }
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)

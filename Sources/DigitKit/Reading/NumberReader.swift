@@ -60,6 +60,10 @@ public struct NumberReaderOptions: Sendable, Equatable {
     public var overlapPenalty: Float = 3
     /// The most digits a reading may have (nil: no bound).
     public var maxDigits: Int?
+    /// Whether candidates are scored with the network's "not a digit" output (when it has one).
+    /// False scores them on the ten digits alone, as a network without that output would: for
+    /// measuring what the output does for reading (`digits eval --ignore-not-a-digit`).
+    public var usesNotADigit = true
     public init() {}
 }
 
@@ -99,7 +103,7 @@ extension DigitRecognizer {
         guard n > 0 else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
         var runs: [Range<Int>] = []
         for i in 0..<n { for j in candidates[i] { runs.append(i..<j) } }
-        let probabilities = scoreRuns(runs, render: render)
+        let probabilities = scoreRuns(runs, classes: options.usesNotADigit ? network.classCount : 10, render: render)
         var score: [Range<Int>: (Float, Int)] = [:]   // run → (log score, index into runs)
         var boxes: [Range<Int>: InkBox] = [:]
         for (k, run) in runs.enumerated() {
@@ -175,10 +179,10 @@ extension DigitRecognizer {
     }
 
     /// The class probabilities (digits 0…9, then "not a digit" when the network has it) of each run.
-    private func scoreRuns(_ runs: [Range<Int>], render: (Range<Int>, UnsafeMutableBufferPointer<Float>) -> Void) -> [[Float]] {
-        let classes = network.classCount
+    private func scoreRuns(_ runs: [Range<Int>], classes: Int,
+                           render: (Range<Int>, UnsafeMutableBufferPointer<Float>) -> Void) -> [[Float]] {
         var pixels = [Float](repeating: 0, count: 784)
-        var logits = [Float](repeating: 0, count: classes)
+        var logits = [Float](repeating: 0, count: network.classCount)
         var out: [[Float]] = []
         out.reserveCapacity(runs.count)
         for run in runs {

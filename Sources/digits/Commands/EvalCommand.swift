@@ -34,6 +34,8 @@ struct EvalCommand: CLICommand {
       --single              read each drawing as one digit (default: as a number, as `recognize`)
       --numbers             use the number report even when every label is one digit
       --max-digits N        read at most N digits a drawing
+      --ignore-not-a-digit  score number candidates on the ten digits alone (for analysis: what
+                            the network's "not a digit" output does for reading)
     \(rasterOptionsHelp)
 
     Drawings that cannot be read are reported on stderr, one line each, and left out of the
@@ -62,6 +64,7 @@ struct EvalCommand: CLICommand {
             reading.maxDigits = n
         }
         if single { reading.maxDigits = 1 }
+        if args.flag("--ignore-not-a-digit") { reading.usesNotADigit = false }
         let overrides = try RasterOverrides(&args)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {

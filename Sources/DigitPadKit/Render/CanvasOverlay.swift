@@ -17,7 +17,7 @@ public struct OverlayMark: Equatable, Sendable {
     public var label: PixelRect
     public var answer: Answer
     public var color: RGB
-    /// The digit in focus (under the mouse), when there are several: a thicker outline.
+    /// The digit the panel details (under the mouse, else the last), when there are several: a thicker outline.
     public var focused: Bool
 }
 
@@ -53,7 +53,7 @@ extension PadController {
             let answer: OverlayMark.Answer = digit.digit.map { .digit($0) } ?? (digit.isNotADigit ? .notADigit : .notSure)
             marks.append(OverlayMark(index: i, box: rect, label: PixelRect(x: x, y: y, width: plate.width, height: plate.height),
                                      answer: answer, color: PadTheme.color(of: digit),
-                                     focused: self.answer.isNumber && focus != nil && i == shown))
+                                     focused: self.answer.isNumber && i == shown))
         }
         return marks
     }

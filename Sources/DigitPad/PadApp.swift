@@ -55,7 +55,8 @@ final class PadApp: EventLoopClient {
     // MARK: - Events
 
     func handle(_ event: inout SDL_Event) -> Bool {
-        switch SDLEvents.decode(&event, outputSize: view.outputSize, pixelScale: view.pixelScale) {
+        switch SDLEvents.decode(&event, outputSize: view.outputSize, pixelScale: view.pixelScale,
+                                replaying: !(replay?.isDone ?? true)) {
         case let .input(input):
             if case .resize = input { view.setNeedsFullCopy() }
             let before = controller.document.revision

@@ -15,13 +15,17 @@ enum WindowEvent: Equatable {
 /// are pushed into SDL's queue (SDL_PushEvent) so the same handler consumes them as real input.
 enum SDLEvents {
     static func type(_ t: SDL_EventType) -> UInt32 { t.rawValue }
+    /// The mouse id of the events a replay pushes, so that the real mouse can be told apart.
+    static let replayMouseID: UInt32 = 0x5EED
     static func windowEvent(_ e: SDL_WindowEventID) -> UInt8 { UInt8(truncatingIfNeeded: e.rawValue) }
 
     /// Decodes one event. `outputSize` is the drawable size in render pixels and `pixelScale`
     /// render pixels per window coordinate (they differ on high-DPI screens); touches arrive as
-    /// 0…1 across the window. A dropped file's name is freed here.
+    /// 0…1 across the window. A dropped file's name is freed here. While `replaying`, the real
+    /// mouse is ignored (a motion SDL reports when the window appears under the pointer would
+    /// otherwise join the stroke being replayed).
     static func decode(_ e: inout SDL_Event, outputSize: (width: Int, height: Int),
-                       pixelScale scale: (x: Float, y: Float)) -> WindowEvent {
+                       pixelScale scale: (x: Float, y: Float), replaying: Bool = false) -> WindowEvent {
         let kind = e.type
         let time = Double(e.common.timestamp) / 1000
         switch kind {
@@ -41,6 +45,7 @@ enum SDLEvents {
         case type(SDL_MOUSEBUTTONDOWN), type(SDL_MOUSEBUTTONUP):
             let b = e.button
             guard b.which != CSDL2_TouchMouseID() else { return .ignored }   // a touch, handled as a finger
+            guard !replaying || b.which == replayMouseID else { return .ignored }
             let x = Float(b.x) * scale.x, y = Float(b.y) * scale.y
             return .input(kind == type(SDL_MOUSEBUTTONDOWN)
                 ? .press(.mouse, x: x, y: y, button: Int(b.button), time: time, pressure: nil)
@@ -48,6 +53,7 @@ enum SDLEvents {
         case type(SDL_MOUSEMOTION):
             let m = e.motion
             guard m.which != CSDL2_TouchMouseID() else { return .ignored }
+            guard !replaying || m.which == replayMouseID else { return .ignored }
             return .input(.move(.mouse, x: Float(m.x) * scale.x, y: Float(m.y) * scale.y, time: time, pressure: nil))
         case type(SDL_FINGERDOWN), type(SDL_FINGERMOTION), type(SDL_FINGERUP):
             let f = e.tfinger
@@ -108,7 +114,7 @@ enum SDLEvents {
         var e = SDL_Event()
         e.button.type = down ? type(SDL_MOUSEBUTTONDOWN) : type(SDL_MOUSEBUTTONUP)
         e.button.windowID = window
-        e.button.which = 0
+        e.button.which = replayMouseID
         e.button.button = button
         e.button.state = UInt8(down ? SDL_PRESSED : SDL_RELEASED)
         e.button.clicks = 1
@@ -121,7 +127,7 @@ enum SDLEvents {
         var e = SDL_Event()
         e.motion.type = type(SDL_MOUSEMOTION)
         e.motion.windowID = window
-        e.motion.which = 0
+        e.motion.which = replayMouseID
         e.motion.state = buttonDown ? CSDL2_ButtonMask(1) : 0
         e.motion.x = x
         e.motion.y = y

@@ -30,7 +30,7 @@ func loadReplay(_ path: String) throws -> Drawing {
 }
 
 /// How much thinner the ink is when numbers are read than for one digit filling the canvas.
-let numberInkDivisor: Float = 3
+let numberInkDivisor: Float = 5
 
 func main() -> Int32 {
     let options: PadOptions
@@ -63,7 +63,7 @@ func main() -> Int32 {
         return fail(DigitError(.io, "\(error)"))
     }
     // One digit filling the canvas is drawn as wide, relative to the canvas, as the network's pen
-    // relative to its box; a number's digits are about a third of the canvas tall, and so is their ink.
+    // relative to its box; the digits of a number are about a fifth of the canvas tall, and so is their ink.
     let raster = recognizer.rasterizer.options
     let inkWidth = raster.penWidth / raster.box / (options.single ? 1 : numberInkDivisor)
     let app: PadApp

@@ -17,9 +17,9 @@ final class SDLEventsTests: XCTestCase {
         addTeardownBlock { SDL_QuitSubSystem(UInt32(SDL_INIT_VIDEO)) }
     }
 
-    private func decode(_ event: SDL_Event, scale: (x: Float, y: Float) = (1, 1)) -> WindowEvent {
+    private func decode(_ event: SDL_Event, scale: (x: Float, y: Float) = (1, 1), replaying: Bool = false) -> WindowEvent {
         var e = event
-        return SDLEvents.decode(&e, outputSize: size, pixelScale: scale)
+        return SDLEvents.decode(&e, outputSize: size, pixelScale: scale, replaying: replaying)
     }
 
     private func finger(_ type: SDL_EventType, id: Int64, x: Float, y: Float, pressure: Float) -> SDL_Event {
@@ -67,6 +67,17 @@ final class SDLEventsTests: XCTestCase {
         motion.motion.type = SDL_MOUSEMOTION.rawValue
         motion.motion.which = CSDL2_TouchMouseID()
         XCTAssertEqual(decode(motion), .ignored)
+    }
+
+    func testEvents_WhileReplayingOnlyTheReplaysMouseDraws() {
+        let real = mouseButton(SDL_MOUSEBUTTONDOWN, x: 10, y: 20, button: 1)
+        let replayed = mouseButton(SDL_MOUSEBUTTONDOWN, x: 10, y: 20, button: 1, which: SDLEvents.replayMouseID)
+        XCTAssertEqual(decode(real, replaying: true), .ignored)
+        XCTAssertEqual(decode(replayed, replaying: true), .input(.press(.mouse, x: 10, y: 20, button: 1, time: 0, pressure: nil)))
+        XCTAssertEqual(decode(real), .input(.press(.mouse, x: 10, y: 20, button: 1, time: 0, pressure: nil)), "after the replay")
+        var motion = SDL_Event()
+        motion.motion.type = SDL_MOUSEMOTION.rawValue
+        XCTAssertEqual(decode(motion, replaying: true), .ignored)
     }
 
     func testEvents_MousePositionsAreScaledToRenderPixels() {

@@ -70,7 +70,7 @@ final class WindowNumberTests: XCTestCase {
         XCTAssertGreaterThan(shot.count(shown, in: shot.layout.canvas), 50, "the box and its mark")
     }
 
-    func testNumbers_SingleReadsOneDigitWithoutBoxes() throws {
+    func testNumbers_SingleReadsOneDigitWithoutBoxesAndMaxDigitsBoundsTheReading() throws {
         guard let display = try VirtualDisplay.start(for: self), let digitpad = Executable.named("digitpad") else { return }
         let folder = try temporaryFolder(self)
         let png = folder.appendingPathComponent("single.png").path
@@ -85,6 +85,14 @@ final class WindowNumberTests: XCTestCase {
         let shot = try Screenshot(png: png)
         XCTAssertEqual(shot.count(PadTheme.accent, in: shot.layout.canvas), 0, "no boxes")
         XCTAssertEqual(shot.count(PadTheme.warning, in: shot.layout.canvas), 0)
+
+        // --max-digits goes to the reader: 2026 in at most two digits.
+        let bounded = try digitpad.run(["--weights", PadFixtures.weights, "--max-digits", "2", "--replay", WindowNumberTests.number,
+                                        "--replay-rate", "0", "--print", "--exit", "--size", "640x400"],
+                                       in: folder, environment: PadWindow.environment(display), timeout: PadWindow.timeout)
+        XCTAssertEqual(bounded.status, 0, bounded.stderr)
+        let last = try PrintedAnswer(try XCTUnwrap(bounded.stdoutLines.last))
+        XCTAssertEqual(last.digits.count, 2, "\(last.text ?? "")")
     }
 
     func testLabels_TypedDigitsAppendLClearsAndTheCommandLinesLabelIsSaved() throws {

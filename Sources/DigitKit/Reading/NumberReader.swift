@@ -82,7 +82,8 @@ extension DigitRecognizer {
             let box = InkBox(x0: points.map(\.x).min()!, y0: points.map(\.y).min()!, x1: points.map(\.x).max()!, y1: points.map(\.y).max()!)
             return NumberReading(r, box: box, strokes: Array(drawing.strokes.indices))
         }
-        let segmentation = try Segmentation(drawing)
+        let canvas = max(drawing.canvasWidth ?? 0, drawing.canvasHeight ?? 0)
+        let segmentation = try Segmentation(drawing, minimumLineHeight: rasterizer.options.minimumExtent * canvas)
         var rasterOptions = rasterizer.options
         // A piece smaller than half the line keeps its size against the line (see `Segmentation.drawing`).
         rasterOptions.minimumExtent = 0.5

@@ -51,7 +51,9 @@ struct Segmentation {
     /// Candidate runs: `candidates[i]` lists the end indices `j` for which pieces `i..<j` may be one digit.
     let candidates: [[Int]]
 
-    init(_ drawing: Drawing) throws {
+    /// `minimumLineHeight`: the line is at least this tall (a dot tapped on a canvas stays a dot,
+    /// as `RasterOptions.minimumExtent` keeps it for a single digit).
+    init(_ drawing: Drawing, minimumLineHeight: Float = 0) throws {
         var strokeBoxes: [(Int, InkBox)] = []
         for (index, stroke) in drawing.strokes.enumerated() where !stroke.isEmpty {
             if let box = Self.box(stroke[...]) { strokeBoxes.append((index, box)) }
@@ -66,7 +68,7 @@ struct Segmentation {
         let line = strokeBoxes.dropFirst().reduce(first) { $0.union($1.1) }
         lineBox = line
         // A line of one dot or one flat stroke still has a height to measure widths against.
-        lineHeight = max(line.height, line.width / 8, 1e-3)
+        lineHeight = max(line.height, line.width / 8, minimumLineHeight.isFinite ? minimumLineHeight : 0, 1e-3)
         var pieces: [InkPiece] = []
         for (index, box) in strokeBoxes {
             let stroke = drawing.strokes[index]

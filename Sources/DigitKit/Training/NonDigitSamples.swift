@@ -33,12 +33,14 @@ public struct NonDigitSamples: SampleSource {
         var g = augment ? rng : SplitMix64(seed: seed).derived(UInt64(i))
         var options = raster
         options.penWidth = g.uniform(1.6, 3.2)
-        options.minimumExtent = 0
         Rasterizer(options: options).rasterize(Self.shape(kind: i % kinds, rng: &g), into: UnsafeMutableBufferPointer(start: pixels, count: 784))
         rng = g
     }
 
-    /// One random non-digit in a 100×100 canvas (y down).
+    /// One random non-digit on a 100×100 canvas (y down). The canvas is part of the drawing, so a
+    /// dot stays a dot (`RasterOptions.minimumExtent`, as the recognizer sees a tap) instead of
+    /// being blown up to fill the 20-pixel box, where a short dab looks like the bar of a 1.
+    /// (Rasterized without it, the dots of an earlier model taught it that a plain 1 is "not a digit".)
     static func shape(kind: Int, rng: inout SplitMix64) -> Drawing {
         func p(_ x: Float, _ y: Float) -> StrokePoint { StrokePoint(x: x, y: y) }
         var strokes: [[StrokePoint]] = []
@@ -83,6 +85,6 @@ public struct NonDigitSamples: SampleSource {
                 p(k % 2 == 0 ? x0 + rng.uniform(-4, 4) : x1 + rng.uniform(-4, 4), 15 + 70 * Float(k) / Float(2 * rows))
             }]
         }
-        return Drawing(strokes: strokes)
+        return Drawing(strokes: strokes, canvasWidth: 100, canvasHeight: 100)
     }
 }

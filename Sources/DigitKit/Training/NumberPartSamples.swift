@@ -39,7 +39,7 @@ public struct NumberPartSamples: SampleSource {
             return
         }
         // No writer data (or no wrong part found): a synthetic scribble instead.
-        options.minimumExtent = 0
+        options.minimumExtent = raster.minimumExtent
         Rasterizer(options: options).rasterize(NonDigitSamples.shape(kind: Int(g.next() % 4), rng: &g), into: out)
     }
 

@@ -15,7 +15,7 @@ struct TrainCommand: CLICommand {
     command again to resume.
 
     Recipes (every option below changes one part of the chosen recipe):
-      shipped  (default) the shipped model: wide network with a "not a digit" output, 40 epochs,
+      shipped  (default) the shipped model: wide network with a "not a digit" output, 50 epochs,
                --clean 0.5, pendigits of all 30 writers ×2 with a 2.5-pixel pen, --variants 0.15,
                --non-digits 3000, --number-parts 8000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
       plain    the standard network, 20 epochs, MNIST only

@@ -116,15 +116,8 @@ final class RecognitionWorker: @unchecked Sendable {
             switch source {
             case let .drawing(drawing):
                 guard single else { return (.success(try recognizer.read(drawing, options: options)), nil) }
-                let r = recognizer.recognize(drawing)
-                var one = options
-                one.maxDigits = 1
-                // The empty reading, as the library makes it.
-                guard !r.isEmpty else { return (.success(try recognizer.read(drawing, options: one)), r) }
-                let points = drawing.strokes.joined()
-                let box = InkBox(x0: points.map(\.x).min() ?? 0, y0: points.map(\.y).min() ?? 0,
-                                 x1: points.map(\.x).max() ?? 0, y1: points.map(\.y).max() ?? 0)
-                return (.success(NumberReading(r, box: box, strokes: Array(drawing.strokes.indices))), r)
+                let (reading, r) = recognizer.readAsOneDigit(drawing)
+                return (.success(reading), r)
             case let .image(path):
                 var page = PageOptions()
                 page.reader = options

@@ -75,13 +75,7 @@ extension DigitRecognizer {
     /// Throws a `.limit` error for a drawing of too many parts (more than 600 strokes and pieces).
     /// With `options.maxDigits == 1` the whole drawing is one digit, as `recognize(_:)` sees it.
     public func read(_ drawing: Drawing, options: NumberReaderOptions = .init()) throws -> NumberReading {
-        if options.maxDigits == 1 {
-            let r = recognize(drawing)
-            guard !r.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
-            let points = drawing.strokes.joined()
-            let box = InkBox(x0: points.map(\.x).min()!, y0: points.map(\.y).min()!, x1: points.map(\.x).max()!, y1: points.map(\.y).max()!)
-            return NumberReading(r, box: box, strokes: Array(drawing.strokes.indices))
-        }
+        if options.maxDigits == 1 { return readAsOneDigit(drawing).reading }
         let canvas = max(drawing.canvasWidth ?? 0, drawing.canvasHeight ?? 0)
         let segmentation = try Segmentation(drawing, minimumLineHeight: rasterizer.options.minimumExtent * canvas)
         var rasterOptions = rasterizer.options
@@ -94,6 +88,16 @@ extension DigitRecognizer {
         }
     }
 
+    /// The whole drawing as one digit: `recognize(_:)`'s answer, and the same as a reading of one
+    /// digit (boxed around all the ink; empty for an empty drawing).
+    public func readAsOneDigit(_ drawing: Drawing) -> (reading: NumberReading, recognition: Recognition) {
+        let r = recognize(drawing)
+        guard !r.isEmpty else { return (.empty(threshold: threshold), r) }
+        let points = drawing.strokes.joined()
+        let box = InkBox(x0: points.map(\.x).min()!, y0: points.map(\.y).min()!, x1: points.map(\.x).max()!, y1: points.map(\.y).max()!)
+        return (NumberReading(r, box: box, strokes: Array(drawing.strokes.indices)), r)
+    }
+
     /// The reading search shared by drawings and images: `pieces` pieces of ink ordered left to
     /// right, the runs of them that may be one digit (`candidates[i]`: the ends `j` of runs `i..<j`),
     /// the box of a run and the 28×28 image of a run (`render`). Every candidate is scored by the
@@ -101,7 +105,7 @@ extension DigitRecognizer {
     func read(pieces n: Int, candidates: [[Int]], lineHeight h: Float, box: (Range<Int>) -> InkBox,
               strokes: (Range<Int>) -> [Int], options: NumberReaderOptions,
               render: (Range<Int>, UnsafeMutableBufferPointer<Float>) -> Void) throws -> NumberReading {
-        guard n > 0 else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
+        guard n > 0 else { return .empty(threshold: threshold) }
         var runs: [Range<Int>] = []
         for i in 0..<n { for j in candidates[i] { runs.append(i..<j) } }
         let probabilities = scoreRuns(runs, classes: options.usesNotADigit ? network.classCount : 10, render: render)
@@ -202,6 +206,11 @@ extension DigitRecognizer {
 }
 
 extension NumberReading {
+    /// The reading of a drawing or image with no ink: no digits, empty text.
+    public static func empty(threshold: Float) -> NumberReading {
+        NumberReading(text: "", confidence: 0, digits: [], threshold: threshold)
+    }
+
     /// One digit recognized on its own (`DigitRecognizer.recognize`), as a reading of one digit.
     public init(_ r: Recognition, box: InkBox, strokes: [Int]) {
         let digit = ReadDigit(digit: r.digit, confidence: r.confidence, notADigit: r.notADigit, top: r.top,

@@ -112,14 +112,12 @@ def run_digits(digits, args, extra):
 
 
 def default_digits(debug_too=False):
-    candidates = [os.environ.get("DIGITS"), os.path.join(ROOT, ".build-native/release/digits"),
-                  os.path.join(ROOT, ".build/release/digits")]
+    candidates = [os.environ.get("DIGITS"), os.path.join(ROOT, ".build/release/digits")]
     # A debug build computes the same logits (slowly); only the timings need a release build.
     for candidate in candidates + ([os.path.join(ROOT, ".build/debug/digits")] if debug_too else []):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
-    raise SystemExit("no digits binary: build one (DIGITS_CPU=native swift build -c release --scratch-path .build-native) "
-                     "or pass --digits PATH")
+    raise SystemExit("no digits binary: build one (swift build -c release --product digits) or pass --digits PATH")
 
 
 def check(digits, args, model_bytes, images):

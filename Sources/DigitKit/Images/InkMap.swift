@@ -1,0 +1,134 @@
+import Foundation
+
+/// A gray image as floats, 0 = black … 255 = white, with the factor from its pixels to the stored image's.
+struct Page {
+    var width: Int, height: Int
+    var values: [Float]
+    /// Working pixels → decoded pixels.
+    var factor = 1
+    /// Decoded pixels → stored pixels (JPEG DCT scaling).
+    var scale = 1
+
+    init(width: Int, height: Int, values: [Float], factor: Int = 1, scale: Int = 1) {
+        self.width = width
+        self.height = height
+        self.values = values
+        self.factor = factor
+        self.scale = scale
+    }
+
+    init(_ image: DecodedImage) {
+        self.init(width: image.width, height: image.height, values: image.gray.map(Float.init), scale: image.scale)
+    }
+
+    /// Averages blocks of `k`×`k` pixels so the long side is at most `side`.
+    func reduced(toSide side: Int) -> Page {
+        let k = max(1, (max(width, height) + side - 1) / side)
+        guard k > 1, width >= k, height >= k else { return self }
+        let w = width / k, h = height / k
+        var out = [Float](repeating: 0, count: w * h)
+        values.withUnsafeBufferPointer { v in
+            for y in 0..<h {
+                for x in 0..<w {
+                    var sum: Float = 0
+                    for dy in 0..<k { for dx in 0..<k { sum += v[(y * k + dy) * width + x * k + dx] } }
+                    out[y * w + x] = sum / Float(k * k)
+                }
+            }
+        }
+        return Page(width: w, height: h, values: out, factor: factor * k, scale: scale)
+    }
+
+    /// The same page with other values.
+    func with(_ values: [Float]) -> Page { Page(width: width, height: height, values: values, factor: factor, scale: scale) }
+
+    /// The polarity of a small pre-cropped digit, from its border (the ground): light ink when the
+    /// border is darker than mid-gray (as MNIST).
+    var borderIsDark: Bool {
+        var border: Float = 0, n: Float = 0
+        for x in 0..<width { border += values[x] + values[(height - 1) * width + x]; n += 2 }
+        for y in 0..<height { border += values[y * width] + values[y * width + width - 1]; n += 2 }
+        return border / n < 128
+    }
+
+    /// The image as ink in 0…1 (1 = full ink), the polarity taken from the border: a dark border
+    /// means light ink on a dark ground (MNIST), a light one dark ink on paper.
+    func polarized() -> Page {
+        let lightInk = borderIsDark
+        return with(values.map { lightInk ? $0 / 255 : (255 - $0) / 255 })
+    }
+}
+
+/// The ink of a page as strength above the local background, 0 (paper) … about 255 (full ink),
+/// and what was learned on the way: the polarity, the pen's width and the paper's noise.
+///
+/// 1. **Polarity.** The page's level is estimated as the median of blocks 1/16 of its long side,
+///    interpolated; ink is what departs from it far beyond the paper's noise (5 robust standard
+///    deviations). Dark ink on paper departs downwards, chalk on a board upwards; the side with
+///    more such departure is the ink. When neither clearly dominates, a dark page means light ink.
+/// 2. **Pen width.** The pixels departing from the level by more than 6 noise deviations are a
+///    rough mask of the ink; its mean width (2 · area / boundary) is the pen's.
+/// 3. **Background.** A grey closing (for dark ink; for light ink the same on the inverted page)
+///    over a square three pen widths across fills every stroke in with the paper around it and
+///    keeps gradients, vignettes and the edges of shadows, which are wider than any stroke. The
+///    page is smoothed over 3×3 first so the closing does not climb onto the grain's highlights.
+/// 4. **Ink.** Background minus page, at the page's full resolution and anti-aliasing.
+struct InkMap {
+    /// Ink strength, 0 = background.
+    var ink: Page
+    /// Light ink on a dark ground.
+    var lightInk: Bool
+    /// The pen's width in working pixels (at least 1).
+    var strokeWidth: Float
+    /// The side of the closing's square.
+    var window: Int
+
+    init(_ page: Page) {
+        let w = page.width, h = page.height
+        let level = Morphology.blockQuantile(page.values, width: w, height: h, block: max(8, max(w, h) / 16), q: 0.5)
+        var residual = [Float](repeating: 0, count: w * h)
+        for i in 0..<(w * h) { residual[i] = page.values[i] - level[i] }
+        let sigma = 1.4826 * Morphology.quantile(residual.lazy.map { abs($0) }, 0.5, binsPerLevel: 8) + 1
+        let t = 5 * sigma
+        var darker: Float = 0, lighter: Float = 0
+        for r in residual {
+            darker += max(0, -r - t)
+            lighter += max(0, r - t)
+        }
+        let evidence = log((darker + 1) / (lighter + 1))
+        lightInk = abs(evidence) < 1 ? Morphology.quantile(page.values, 0.5) < 100 : evidence < 0
+
+        // A rough mask of the ink for the pen's width.
+        let sign: Float = lightInk ? 1 : -1
+        let rough = max(6 * sigma, 12)
+        var mask = [Bool](repeating: false, count: w * h)
+        for i in 0..<(w * h) { mask[i] = sign * residual[i] > rough }
+        strokeWidth = Self.strokeWidth(mask, width: w, height: h)
+        window = min(max(7, Int((3 * strokeWidth).rounded())), max(7, max(w, h) / 10)) | 1
+
+        let inkHigh = lightInk ? page.values.map { 255 - $0 } : page.values
+        let paper = Morphology.closing(Morphology.mean3(inkHigh, width: w, height: h), width: w, height: h, radius: window / 2)
+        var out = [Float](repeating: 0, count: w * h)
+        for i in 0..<(w * h) { out[i] = max(0, paper[i] - inkHigh[i]) }
+        ink = page.with(out)
+    }
+
+    /// Twice the area over the boundary of the mask's pieces that are not specks (at least 4
+    /// pixels and 5% of the largest): a stroke's width.
+    static func strokeWidth(_ mask: [Bool], width w: Int, height h: Int) -> Float {
+        let found = InkComponents.label(width: w, height: h, seed: { mask[$0] }, grow: { mask[$0] })
+        let largest = found.components.map(\.pixels.count).max() ?? 0
+        var area = 0, boundary = 0
+        for c in found.components where c.pixels.count >= max(4, largest / 20) {
+            area += c.pixels.count
+            for p in c.pixels {
+                let x = p % w, y = p / w
+                if x == 0 || y == 0 || x == w - 1 || y == h - 1 || !mask[p - 1] || !mask[p + 1] || !mask[p - w] || !mask[p + w] {
+                    boundary += 1
+                }
+            }
+        }
+        guard area > 0 else { return 2 }
+        return max(1, 2 * Float(area) / Float(max(boundary, 1)))
+    }
+}

@@ -1,0 +1,91 @@
+@testable import DigitKit
+import Foundation
+import XCTest
+
+/// The parts of page reading that need no network: the grey-level filters, the ink map's
+/// background and polarity, components and seams.
+final class InkComponentsTests: XCTestCase {
+    func testDilate_IsTheMaximumOverTheSquareCutAtTheEdges() {
+        var rng = SplitMix64(seed: 1)
+        let w = 23, h = 17
+        let values = (0..<(w * h)).map { _ in rng.uniform(0, 255) }
+        for r in [1, 2, 5, 30] {
+            let fast = Morphology.dilate(values, width: w, height: h, radius: r)
+            for y in 0..<h {
+                for x in 0..<w {
+                    var m = -Float.infinity
+                    for yy in max(0, y - r)...min(h - 1, y + r) { for xx in max(0, x - r)...min(w - 1, x + r) { m = max(m, values[yy * w + xx]) } }
+                    XCTAssertEqual(fast[y * w + x], m, "radius \(r) at \(x),\(y)")
+                }
+            }
+        }
+    }
+
+    func testClosing_FillsAThinDarkLineAndKeepsAStepAndASlope() {
+        let w = 60, h = 40
+        var page = [Float](repeating: 0, count: w * h)
+        for y in 0..<h { for x in 0..<w { page[y * w + x] = (x < 30 ? 200 : 120) + Float(y) } }   // a shadow's edge and a gradient
+        let paper = page
+        for y in 5..<35 { for x in 14...16 { page[y * w + x] = 30 } }   // a stroke 3 pixels wide
+        let closed = Morphology.closing(page, width: w, height: h, radius: 3)
+        var worst: Float = 0
+        for y in 3..<(h - 3) { for x in 0..<w { worst = max(worst, abs(closed[y * w + x] - paper[y * w + x])) } }
+        XCTAssertEqual(worst, 0, "inside, the paper exactly")
+        // Within a radius of the top and bottom edges the square is cut, and the slope (1 a row) lifts the estimate by at most the radius.
+        for x in 0..<w { XCTAssertLessThanOrEqual(abs(closed[x] - paper[x]), 3) }
+    }
+
+    func testSelect_IsTheKthSmallest() {
+        var rng = SplitMix64(seed: 2)
+        for n in [1, 2, 7, 100] {
+            let v = (0..<n).map { _ in Float(Int(rng.uniform(0, 20))) }
+            for k in 0..<n {
+                var copy = v
+                XCTAssertEqual(Morphology.select(&copy, k), v.sorted()[k])
+            }
+        }
+    }
+
+    /// Gray paper (190) with dark strokes (40), or the inverse.
+    static func page(width w: Int, height h: Int, strokes: [(x0: Int, y0: Int, x1: Int, y1: Int)], inverted: Bool = false) -> Page {
+        var v = [Float](repeating: inverted ? 50 : 190, count: w * h)
+        for s in strokes { for y in s.y0...s.y1 { for x in s.x0...s.x1 { v[y * w + x] = inverted ? 220 : 40 } } }
+        return Page(width: w, height: h, values: v)
+    }
+
+    func testInkMap_FindsThePolarityThePenWidthAndTheInk() {
+        // An "H": two bars 4 pixels wide joined by a bar.
+        let strokes = [(40, 20, 43, 79), (70, 20, 73, 79), (44, 48, 69, 51)]
+        for inverted in [false, true] {
+            let map = InkMap(Self.page(width: 160, height: 100, strokes: strokes, inverted: inverted))
+            XCTAssertEqual(map.lightInk, inverted)
+            XCTAssertEqual(map.strokeWidth, 4, accuracy: 1)
+            XCTAssertEqual(map.ink.values[50 * 160 + 41], inverted ? 170 : 150, accuracy: 1, "full ink is the contrast")
+            XCTAssertEqual(map.ink.values[10 * 160 + 10], 0, "paper is no ink")
+        }
+    }
+
+    func testComponents_DropSpecksAndInkOnTheBorder() {
+        let strokes = [(40, 20, 43, 79), (80, 20, 83, 79), (60, 50, 61, 51), (0, 90, 159, 99)]
+        let found = InkComponents(InkMap(Self.page(width: 160, height: 100, strokes: strokes)))
+        let kept = found.writing().components.map { found.components[$0].x0 }.sorted()
+        XCTAssertEqual(kept, [40, 80], "the 2×2 speck and the band along the bottom edge are not writing")
+    }
+
+    func testSeams_CutTwoTouchingBarsBetweenThemAndNotASingleBar() throws {
+        // Two bars joined near the bottom by a short stroke: one component, one seam between them.
+        let joined = Self.page(width: 120, height: 100, strokes: [(40, 20, 43, 79), (66, 20, 69, 79), (44, 70, 65, 73)])
+        let found = InkComponents(InkMap(joined))
+        XCTAssertEqual(found.components.count, 1)
+        let seams = InkSeams(component: found.components[0], page: found.page, strokeWidth: found.strokeWidth,
+                             contrast: found.contrast, lineHeight: 60).seams
+        XCTAssertEqual(seams.count, 1)
+        XCTAssertTrue(seams.first?.allSatisfy { $0 > 43 && $0 <= 66 } ?? false, "the seam runs between the bars: \(seams)")
+        let line = try XCTUnwrap(found.line())
+        XCTAssertEqual(line.pieces.count, 2)
+        XCTAssertTrue(line.candidates[0].contains(1) && line.candidates[0].contains(2) && line.candidates[1] == [2])
+        // A lone bar is not cut.
+        let bar = InkComponents(InkMap(Self.page(width: 120, height: 100, strokes: [(40, 20, 45, 79)])))
+        XCTAssertEqual(try XCTUnwrap(bar.line()).pieces.count, 1)
+    }
+}

@@ -1,0 +1,193 @@
+@testable import DigitKit
+import DigitTestSupport
+import Foundation
+import XCTest
+
+/// Reading photos and scans end to end with the shipped model: a 5 whose hat is a separate
+/// piece of ink, touching digits, a shadowed page, light ink on a board, small pre-cropped
+/// digits of either polarity, and `maxDigits` 1 on an image.
+final class PageReaderTests: XCTestCase {
+    private static var recognizer: DigitRecognizer?
+
+    private func recognizer() throws -> DigitRecognizer {
+        if let r = Self.recognizer { return r }
+        let r = try DigitRecognizer(weightsPath: TestPaths.weights.path)
+        Self.recognizer = r
+        return r
+    }
+
+    static func fixture(_ digit: Int, _ variant: String = "a") throws -> Drawing {
+        let path = TestPaths.fixtures.appendingPathComponent("strokes/digit-\(digit)-\(variant).json").path
+        return try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
+    }
+
+    /// A 5 whose hat is lifted clear of its body (the fixture's hat touches it).
+    static func fiveWithLoneHat() throws -> Drawing {
+        var five = try fixture(5)
+        five.strokes[1] = five.strokes[1].map { StrokePoint(x: $0.x + 10, y: $0.y - 22, t: $0.t, p: $0.p) }
+        return five
+    }
+
+    /// A clean render (no shadow, tilt or noise), 360×240, the writing 90 pixels high.
+    static func clean() -> PaperRenderer {
+        var r = PaperRenderer.clean
+        r.width = 360
+        r.height = 240
+        r.digitHeight = 90...90
+        r.penWidth = 0.07...0.07
+        return r
+    }
+
+    static func decoded(_ gray: [UInt8], width: Int, height: Int) throws -> DecodedImage {
+        try PNG.decode(try PNG.encode(gray: gray, width: width, height: height), file: "test.png")
+    }
+
+    static func decoded(_ paper: PaperImage) throws -> DecodedImage {
+        try decoded(paper.gray, width: paper.width, height: paper.height)
+    }
+
+    /// `digits` written left to right with `gap` line heights between their boxes.
+    static func number(_ digits: [Drawing], gap: Float) -> NumberComposer.Number {
+        var composer = NumberComposer()
+        composer.gap = gap...gap
+        composer.size = 1...1
+        composer.baseline = 0
+        var rng = SplitMix64(seed: 5)
+        return composer.compose(digits, rng: &rng)
+    }
+
+    func testAFiveWithASeparateHatIsOneDigit() throws {
+        let five = try Self.fiveWithLoneHat()
+        var rng = SplitMix64(seed: 1)
+        let image = try Self.decoded(try Self.clean().render(five, rng: &rng))
+        // The hat and the body are two pieces of ink…
+        let found = InkComponents(InkMap(Page(image)))
+        XCTAssertEqual(found.writing().components.count, 2)
+        // …read as one 5, with one box around both.
+        let reading = try recognizer().read(image: image)
+        XCTAssertEqual(reading.bestText, "5")
+        XCTAssertEqual(reading.digits.count, 1)
+        // And as one digit when a number of two or more is allowed beside another digit.
+        let pair = try Self.decoded(try Self.clean().render(Self.number([five, try Self.fixture(2)], gap: 0.3), rng: &rng))
+        XCTAssertEqual(try recognizer().read(image: pair).bestText, "52")
+    }
+
+    func testTwoTouchingDigitsAreSplit() throws {
+        let number = Self.number([try Self.fixture(4), try Self.fixture(7)], gap: -0.16)
+        var rng = SplitMix64(seed: 2)
+        let paper = try Self.clean().render(number, rng: &rng)
+        let image = try Self.decoded(paper)
+        let found = InkComponents(InkMap(Page(image)))
+        XCTAssertEqual(found.writing().components.count, 1, "the 4 and the 7 touch: one piece of ink")
+        let line = try XCTUnwrap(found.line())
+        XCTAssertGreaterThan(line.pieces.count, 1, "the component is cut along a seam")
+        let reading = try recognizer().read(image: image)
+        XCTAssertEqual(reading.bestText, "47")
+        // Each digit's box lies mostly over its own true box.
+        for (d, truth) in zip(reading.digits, paper.digitBoxes) {
+            XCTAssertEqual(d.box.midX, Float(truth.x0 + truth.x1) / 2, accuracy: 0.25 * Float(truth.height))
+        }
+    }
+
+    func testAShadowedPageIsReadAndTheShadowsEdgeIsNotInk() throws {
+        var renderer = Self.clean()
+        renderer.shadowShare = 1
+        renderer.shadowDarkness = 0.45...0.45
+        renderer.shadowSoftness = 0.01...0.01
+        renderer.shadowCover = 0.4...0.4
+        renderer.gradient = 0.3...0.3
+        renderer.vignette = 0.2...0.2
+        renderer.offCentre = 0
+        var rng = SplitMix64(seed: 3)
+        let number = Self.number([try Self.fixture(3), try Self.fixture(8), try Self.fixture(1)], gap: 0.35)
+        let paper = try renderer.render(number, rng: &rng)
+        let image = try Self.decoded(paper)
+        let map = InkMap(Page(image))
+        XCTAssertFalse(map.lightInk)
+        // Away from the writing the page holds no ink however dark the shadow makes the paper.
+        let found = InkComponents(map)
+        let writing = try XCTUnwrap(paper.digitBoxes.dropFirst().reduce(paper.digitBoxes.first) { a, b in
+            a.map { PaperBox(x0: min($0.x0, b.x0), y0: min($0.y0, b.y0), x1: max($0.x1, b.x1), y1: max($0.y1, b.y1)) }
+        })
+        for k in found.writing().components {
+            let c = found.components[k]
+            XCTAssertTrue(c.x0 >= writing.x0 - 3 && c.x1 < writing.x1 + 3 && c.y0 >= writing.y0 - 3 && c.y1 < writing.y1 + 3,
+                          "ink at \(c.x0)...\(c.x1) × \(c.y0)...\(c.y1) outside the writing \(writing)")
+        }
+        XCTAssertEqual(try recognizer().read(image: image).bestText, "381")
+    }
+
+    func testThePolarityIsTakenFromTheImage() throws {
+        let number = Self.number([try Self.fixture(6), try Self.fixture(0)], gap: 0.3)
+        for inverted in [false, true] {
+            var renderer = Self.clean()
+            renderer.invertedShare = inverted ? 1 : 0
+            var rng = SplitMix64(seed: 4)
+            let image = try Self.decoded(try renderer.render(number, rng: &rng))
+            XCTAssertEqual(InkMap(Page(image)).lightInk, inverted)
+            XCTAssertEqual(try recognizer().read(image: image).bestText, "60", inverted ? "chalk on a board" : "ink on paper")
+        }
+    }
+
+    /// A drawing as a `side`×`side` gray image: light ink on black (as MNIST) or dark ink on white.
+    static func crop(_ drawing: Drawing, side: Int, lightInk: Bool) -> [UInt8] {
+        let raster = Rasterizer().rasterize(drawing)
+        var out = [UInt8](repeating: 0, count: side * side)
+        for y in 0..<side {
+            for x in 0..<side {
+                // Bilinear sampling of the 28×28 raster.
+                let fx = (Float(x) + 0.5) * 28 / Float(side) - 0.5, fy = (Float(y) + 0.5) * 28 / Float(side) - 0.5
+                func at(_ u: Int, _ v: Int) -> Float { u >= 0 && v >= 0 && u < 28 && v < 28 ? raster[v * 28 + u] : 0 }
+                let x0 = Int(fx.rounded(.down)), y0 = Int(fy.rounded(.down)), tx = fx - Float(x0), ty = fy - Float(y0)
+                let v = (at(x0, y0) * (1 - tx) + at(x0 + 1, y0) * tx) * (1 - ty) + (at(x0, y0 + 1) * (1 - tx) + at(x0 + 1, y0 + 1) * tx) * ty
+                let level = UInt8(max(0, min(255, (v * 255).rounded())))
+                out[y * side + x] = lightInk ? level : 255 - level
+            }
+        }
+        return out
+    }
+
+    func testSmallCropsOfEitherPolarityAreOneDigit() throws {
+        for digit in [2, 4, 7] {
+            let drawing = try Self.fixture(digit)
+            for side in [16, 28, 32] {
+                for lightInk in [true, false] {
+                    let image = try Self.decoded(Self.crop(drawing, side: side, lightInk: lightInk), width: side, height: side)
+                    let reading = try recognizer().read(image: image)
+                    XCTAssertEqual(reading.digits.count, 1)
+                    XCTAssertEqual(reading.bestText, String(digit), "\(side)×\(side), light ink \(lightInk)")
+                }
+            }
+        }
+    }
+
+    func testA28By28ImageOnBlackGoesToTheNetworkUnchanged() throws {
+        let gray = Self.crop(try Self.fixture(3), side: 28, lightInk: true)
+        let reading = try recognizer().read(image: try Self.decoded(gray, width: 28, height: 28))
+        let direct = try recognizer().recognize(pixels: gray.map { Float($0) / 255 })
+        XCTAssertEqual(reading.digits[0].probabilities, direct.probabilities)
+        XCTAssertEqual(reading.digits[0].raster, gray.map { Float($0) / 255 })
+    }
+
+    func testMaxDigitsOneReadsAllTheInkAsOneDigit() throws {
+        var options = PageOptions()
+        options.reader.maxDigits = 1
+        var rng = SplitMix64(seed: 6)
+        // A 5 whose hat stands apart: both pieces of ink are the one digit.
+        let image = try Self.decoded(try Self.clean().render(try Self.fiveWithLoneHat(), rng: &rng))
+        let reading = try recognizer().read(image: image, options: options)
+        XCTAssertEqual(reading.digits.count, 1)
+        XCTAssertEqual(reading.bestText, "5")
+        // Two digits side by side are still one answer (a poor one), never an error.
+        let pair = try Self.decoded(try Self.clean().render(Self.number([try Self.fixture(1), try Self.fixture(2)], gap: 0.4), rng: &rng))
+        XCTAssertEqual(try recognizer().read(image: pair, options: options).digits.count, 1)
+    }
+
+    func testABlankPageIsEmptyAndAnImageEdgeIsNotWriting() throws {
+        var gray = [UInt8](repeating: 200, count: 300 * 200)
+        XCTAssertTrue(try recognizer().read(image: try Self.decoded(gray, width: 300, height: 200)).isEmpty)
+        // A dark band along the bottom edge (a desk beyond the sheet) is not read.
+        for y in 170..<200 { for x in 0..<300 { gray[y * 300 + x] = 40 } }
+        XCTAssertTrue(try recognizer().read(image: try Self.decoded(gray, width: 300, height: 200)).isEmpty)
+    }
+}

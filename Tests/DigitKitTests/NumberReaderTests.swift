@@ -59,6 +59,31 @@ final class NumberReaderTests: XCTestCase {
         }
     }
 
+    /// The numbers written through the window (Fixtures/numbers): every best reading is the number.
+    func testRead_TheNumbersWrittenInTheWindowAreReadExactly() throws {
+        let records = try DrawingLoader.load(TestPaths.fixtures.appendingPathComponent("numbers").path)
+        XCTAssertGreaterThanOrEqual(records.count, 20)
+        for record in records {
+            let drawing = try record.result.get()
+            XCTAssertEqual(try recognizer().read(drawing).bestText, drawing.label, record.source)
+        }
+    }
+
+    /// The two strokes of an X overlap almost entirely: not two digits side by side, and no answer.
+    func testRead_StrokesThatOverlapAlmostEntirelyAreNotTwoDigits() throws {
+        let x = try XCTUnwrap(try DrawingLoader.load(TestPaths.fixtures.appendingPathComponent("nondigits/010-X.json").path).first)
+        let reading = try recognizer().read(try x.result.get())
+        XCTAssertEqual(reading.digits.count, 1, reading.text)
+        XCTAssertFalse(reading.isAnswered, reading.summary)
+    }
+
+    /// A tap on a canvas is a dot against the canvas, not a blob filling the box (read as a 4 once).
+    func testRead_ALoneTapIsNotADigit() throws {
+        let tap = Drawing(strokes: [[StrokePoint(x: 140, y: 140), StrokePoint(x: 141, y: 140.5)]], canvasWidth: 280, canvasHeight: 280)
+        XCTAssertFalse(try recognizer().read(tap).isAnswered)
+        XCTAssertNil(try recognizer().recognize(tap).digit)
+    }
+
     func testRead_MaxDigitsBoundsTheReading() throws {
         var options = NumberReaderOptions()
         options.maxDigits = 2

@@ -237,7 +237,8 @@ final class ONNXExportTests: XCTestCase {
             return "\(value.string(1) ?? "") \(dims)"
         }
         XCTAssertEqual(try graph.messages(11).map(describe), ["pixels [\"N\", \"1\", \"28\", \"28\"]"])
-        XCTAssertEqual(try graph.messages(12).map(describe), ["logits [\"N\", \"10\"]"])
+        // Ten digits and "not a digit".
+        XCTAssertEqual(try graph.messages(12).map(describe), ["logits [\"N\", \"11\"]"])
     }
 
     // MARK: - Other networks

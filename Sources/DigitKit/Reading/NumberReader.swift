@@ -58,6 +58,11 @@ public struct NumberReaderOptions: Sendable, Equatable {
     public var widePenalty: Float = 6
     /// Penalty per unit of overlap between neighbours, measured as a share of the narrower one.
     public var overlapPenalty: Float = 3
+    /// Penalty per line height that neighbours overlap beyond `overlapAllowance` line heights:
+    /// digits on a line overlap a little where they touch, the strokes of one letter (an X, a Y)
+    /// almost entirely.
+    public var deepOverlapPenalty: Float = 12
+    public var overlapAllowance: Float = 0.25
     /// The most digits a reading may have (nil: no bound).
     public var maxDigits: Int?
     /// Whether candidates are scored with the network's "not a digit" output (when it has one).
@@ -122,6 +127,8 @@ extension DigitRecognizer {
             if wr > 1.25 { g -= options.widePenalty * (wr - 1.25) }
             score[run] = (log(max(best, 1e-9)) + g, k)
         }
+        /// How far `b` reaches back into `a`, in line heights.
+        func depth(_ a: Range<Int>, _ b: Range<Int>) -> Float { max(0, boxes[a]!.x1 - boxes[b]!.x0) / h }
         func overlap(_ a: Range<Int>, _ b: Range<Int>) -> Float {
             let x = boxes[a]!, y = boxes[b]!
             let narrower = max(min(x.width, y.width), 0.05 * h)
@@ -148,6 +155,7 @@ extension DigitRecognizer {
                     let count = bound == nil ? 1 : previous.count + 1
                     if let bound, count > bound { continue }
                     let total = ps + s - options.overlapPenalty * overlap(previous.run, run)
+                        - options.deepOverlapPenalty * max(0, depth(previous.run, run) - options.overlapAllowance)
                     let state = State(run: run, count: count)
                     if choices[state].map({ total > $0.0 }) ?? true { choices[state] = (total, previous) }
                 }

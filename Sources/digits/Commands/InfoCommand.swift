@@ -29,7 +29,7 @@ struct InfoCommand: CLICommand {
         for s in network.summary where s.layer != "flatten" {
             print(row(s.layer, s.output, s.parameters == 0 ? "" : "\(s.parameters)", s.multiplyAdds == 0 ? "" : "\(s.multiplyAdds)"))
         }
-        print(row("total", "10", "\(network.parameterCount)", "\(network.multiplyAdds)"))
+        print(row("total", "\(network.classCount)", "\(network.parameterCount)", "\(network.multiplyAdds)"))
         print("")
         print("input: p/255, then (x - \(model.inputMean)) / \(model.inputStd); temperature \(model.temperature)")
         for key in model.provenance.keys.sorted() { print("\(key): \(model.provenance[key]!)") }

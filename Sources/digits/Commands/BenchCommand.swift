@@ -41,8 +41,9 @@ struct BenchCommand: CLICommand {
       --photo FILE        time this image instead of the made 12-megapixel photo
       --quick             fewer images per run (a smoke test; do not report its figures)
       --logits FILE       instead of measuring, write the logits of the MNIST test images as
-                          little-endian float32, 10 per image in file order (for comparisons
-                          with other runtimes, e.g. bench/compare-onnxruntime)
+                          little-endian float32, one per output (10, or 11 with "not a digit")
+                          per image in file order (for comparisons with other runtimes, e.g.
+                          bench/compare-onnxruntime)
 
     Progress goes to stderr. The kernels are chosen at run time for this CPU (DIGITS_KERNELS=
     portable|avx2|avx512 forces a copy); the report says which one ran (see docs/speed.md).
@@ -74,7 +75,7 @@ struct BenchCommand: CLICommand {
             bytes.reserveCapacity(logits.count * 4)
             for v in logits { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes.append(contentsOf: $0) } }
             try FileIO.writeAtomically(bytes, to: logitsPath)
-            printError("bench: wrote \(test.count) × 10 logits to \(logitsPath)")
+            printError("bench: wrote \(test.count) × \(network.classCount) logits to \(logitsPath)")
             return ExitCode.ok
         }
         var config = BenchConfiguration(weightsPath: weights, mnistDirectory: data,

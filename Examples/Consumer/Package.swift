@@ -20,5 +20,9 @@ let package = Package(
         .executableTarget(
             name: "consumer",
             dependencies: [.product(name: "DigitKit", package: "digits")]),
+        // The example of the README's "Use it as a library", verbatim (a test checks that).
+        .executableTarget(
+            name: "readme",
+            dependencies: [.product(name: "DigitKit", package: "digits")]),
     ]
 )

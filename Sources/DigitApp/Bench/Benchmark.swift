@@ -430,7 +430,7 @@ public enum Benchmark {
         guard available >= batch, batch >= 1 else { return result }
         let batches = max(1, imagesPerRun / batch)
         let workspaces = (0..<max(threads, 1)).map { _ in network.makeWorkspace() }
-        var logits = [Float](repeating: 0, count: batch * 10)
+        var logits = [Float](repeating: 0, count: batch * network.classCount)
         var rates: [Double] = [], cpu: [Double] = []
         pixels.withUnsafeBufferPointer { px in
             logits.withUnsafeMutableBufferPointer { out in

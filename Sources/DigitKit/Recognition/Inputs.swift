@@ -28,15 +28,15 @@ public enum Inputs {
         return records.map { .drawing($0) }
     }
 
-    /// True when the file starts like a PNG, JPEG or PGM/PPM image (or, when it cannot be read,
-    /// its name ends like one).
+    /// True when the file's name ends like an image (.png, .jpg, …) or its bytes start like a PNG,
+    /// JPEG or PGM/PPM image. A broken `x.png` is thus reported by the image decoder ("not a PNG,
+    /// JPEG or PGM/PPM image"), not as a stroke file that fails to parse.
     public static func isImage(_ path: String) -> Bool {
-        if let handle = FileHandle(forReadingAtPath: path) {
-            defer { try? handle.close() }
-            let head = (try? handle.read(upToCount: 16)).map(Array.init) ?? []
-            return ImageDecoder.detect(head) != nil
-        }
-        return imageExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
+        if imageExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased()) { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 16)).map(Array.init) ?? []
+        return ImageDecoder.detect(head) != nil
     }
 
     static func loadFolder(_ path: String, limits: StrokeLimits) throws -> [Item] {

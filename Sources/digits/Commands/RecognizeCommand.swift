@@ -35,13 +35,13 @@ struct RecognizeCommand: CLICommand {
                           it, as PNG: PATH for one image, or PATH/NAME.png in a folder PATH
                           for several
       --threshold T       confidence needed to answer (default 0.9)
-      --weights FILE      weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
+      --weights FILE      weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
     \(rasterOptionsHelp)
 
     A drawing or file that cannot be read is reported on stderr, one line each (file, line, JSON
     path or byte), and the others are still answered; the exit code is then 1 (3 when a file could
-    not be opened at all). An empty drawing is an answer ("? empty drawing"), not an error; a
-    folder with nothing to read in it is an error.
+    not be opened at all). An empty drawing is an answer ("? empty drawing"), as is an image
+    without ink ("? no ink found"), not an error; a folder with nothing to read in it is an error.
 
     \(CLI.exitCodesHelp)
     """
@@ -95,7 +95,8 @@ struct RecognizeCommand: CLICommand {
             case let .image(path, label):
                 do {
                     let r = try recognizer.read(imageAt: path, options: page)
-                    emit(path, 0, label, json ? r.jsonLine(source: path, index: 0, label: label) : r.summary)
+                    emit(path, 0, label, json ? r.jsonLine(source: path, index: 0, label: label)
+                                                : r.isEmpty ? "? no ink found" : r.summary)
                     if let overlay {
                         let target = imageCount == 1 ? overlay
                             : (overlay as NSString).appendingPathComponent(((path as NSString).lastPathComponent as NSString).deletingPathExtension + ".png")

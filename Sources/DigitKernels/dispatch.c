@@ -74,7 +74,8 @@ static void choose(void) {
     if (!requested || !*requested) return;
     for (int isa = DK_PORTABLE; isa <= DK_AVX512; isa++) {
         const dk_kernels *k = dk_kernels_for((dk_isa)isa);
-        if (k && strcmp(k->name, requested) == 0) {
+        // "portable" names the baseline copy on every architecture (on arm64 it is called neon).
+        if (k && (strcmp(k->name, requested) == 0 || (isa == DK_PORTABLE && strcmp(requested, "portable") == 0))) {
             active = k;
             return;
         }

@@ -9,7 +9,7 @@ import Foundation
 /// (in pixels of full ink) plus a little for each bend, and stays within a quarter line height of
 /// the column it started from. One seam is found for each starting column by dynamic programming
 /// over the rows; the cheapest seams that cross at most about three strokes, leave ink on both
-/// sides and lie at least 0.3 line heights apart are kept, left to right and not crossing. They
+/// sides and lie at least 0.12 line heights apart are kept, left to right and not crossing. They
 /// are only candidates: the number reader scores the pieces with and without each cut.
 struct InkSeams {
     /// Per seam, left to right: for each row of the component (`y0...y1`) the first column of the

@@ -216,7 +216,7 @@ struct Transform {
 /// maximum of the per-segment coverages exactly, without a square root per pixel and segment.
 /// The reference kernel stores coverage directly.
 struct Pen {
-    /// Eight pixels of a row: one AVX register in the fast build, two SSE ones in the portable one.
+    /// Eight pixels of a row (two SSE registers on x86-64, whose baseline this Swift code is built for).
     typealias Chunk = SIMD8<Float>
     static let lanes = Chunk.scalarCount
     static let chunksPerRow = 4

@@ -1,12 +1,12 @@
 import Foundation
 
 /// Synthetic drawings that are not digits, for outlier exposure (Hendrycks, Mazeika, Dietterich
-/// 2019): trained toward the uniform distribution, they teach the model to be unsure — and the
-/// 0.9 filter to refuse — on dots, tangles, spirals and zigzags, instead of calling a dot a "1".
-/// Shapes that are plausible digits or parts of digits (an oval, a square that reads as 0, a
-/// straight bar, crossing lines, a dash) are deliberately not generated: a first model trained
-/// with stars, dashes and grids among the non-digits lost 0.36 points of MNIST accuracy, mostly
-/// 7s read as 1s and 9s read as 4s. Label: `NonDigitSamples.label` (-1).
+/// 2019). For a network with a "not a digit" output they train toward that output, in all seven
+/// kinds (dots, tangles, spirals, zigzags, dashes, crosses, crossings-out). For a ten-output
+/// network they train toward the uniform distribution, so the 0.9 filter refuses them, and only
+/// the first four kinds are drawn: there, shapes that are parts of digits (a bar, a dash,
+/// crossing lines) cost accuracy — a first model trained with stars, dashes and grids lost 0.36
+/// points of MNIST, mostly 7s read as 1s and 9s read as 4s. Label: `target`.
 public struct NonDigitSamples: SampleSource {
     /// The label of "train toward uniform probabilities" (a network without a "not a digit" output).
     public static let label = -1

@@ -46,8 +46,8 @@ public struct PadOptions: Equatable, Sendable {
     A file dropped on the window is opened: a drawing, or an image (PNG, JPEG, PGM, PPM).
 
     Options:
-      --weights FILE        network weights (default: $DIGITS_WEIGHTS, else
-                            Weights/mnist-cnn.safetensors near the working directory or the program)
+      --weights FILE        network weights (default: $DIGITS_WEIGHTS, else the shipped weights
+                            in the digits_DigitWeights.resources folder beside the program)
       --threshold T         confidence needed to answer, 0...1 (default 0.9)
       --open FILE           show the first drawing of FILE (.json, .jsonl, UNIPEN), or an image
                             (PNG, JPEG, PGM, PPM) read as a photo of a number; O steps through

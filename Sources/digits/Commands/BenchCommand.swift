@@ -18,11 +18,12 @@ struct BenchCommand: CLICommand {
                             resident memory, recognize_peak_rss_mb)
       read_4_digits_us, read_10_digits_us  reading a number drawn with the fixture digits
                             (segmentation, every candidate scored, the best path), p50 and p99
-      png28_read_us         a 28×28 PNG (MNIST test images) from its bytes to the answer
+      png28_read_us_p50/p99  a 28×28 PNG (MNIST test images) from its bytes to the answer
       photo_12mp_ms         a 4000×3000 JPEG photo of a 4-digit number (made by make-paper) from
                             the file to the answer on one thread, and the whole `digits recognize
                             PHOTO` process: photo_12mp_process_ms, photo_12mp_peak_rss_mb
-      train_img_per_s       training images/s (batch 128, augmentation on) with all cores
+      train_img_per_s       training images/s (batch 128, augmentation on) with all cores, of the
+                            standard ten-output network on MNIST images (not the whole shipped recipe)
       peak_gflops_per_core  this build's multiply-add on registers alone, for scale
       noise_interruptions_per_s  how often something else stops the measuring thread (timer
                             ticks, a VM host), the gap lengths, and the share of e2e-long tasks
@@ -31,7 +32,7 @@ struct BenchCommand: CLICommand {
 
     Options:
       --json              print one JSON object instead of the table
-      --weights FILE      weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
+      --weights FILE      weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
       --data DIR          MNIST folder (default: $MNIST_DIR, Fixtures/mnist, ../shared/data/mnist)
       --drawings DIR      folder of digit-*.json drawings (default Fixtures/strokes)
       --runs N            timed repetitions per figure (default 7)

@@ -18,7 +18,7 @@ struct EvalCommand: CLICommand {
     on the validation split when it was trained).
 
     Options:
-      --weights FILE        weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
+      --weights FILE        weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
       --threshold T         confidence needed to answer (default 0.9)
       --json                print one JSON object instead of the table
       --predictions FILE    write a TSV: index, label, predicted, confidence (written atomically)

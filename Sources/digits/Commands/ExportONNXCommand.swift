@@ -9,10 +9,11 @@ struct ExportONNXCommand: CLICommand {
     static let help = """
     Usage: digits export-onnx [--weights FILE] --out MODEL.onnx
 
-    Loads and validates the weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
+    Loads and validates the weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
     and writes its network as an ONNX model (IR version 8, opset 17), NCHW as in PyTorch:
       input   pixels  float (N, 1, 28, 28), 0…1 (0 = background, 1 = ink)
-      output  logits  float (N, C), one per class of the file in its order (C = 10 for the digits)
+      output  logits  float (N, C), one per class of the file in its order: the ten digits, then
+                      "not a digit" when the file has that output (C = 11 for the shipped model)
     The graph normalizes the pixels itself ((x - input_mean) / input_std), then runs each layer as
     its ONNX operator (Conv, BatchNormalization, Relu, MaxPool, AveragePool, GlobalAveragePool,
     Flatten, Gemm) with the file's tensors unchanged. The softmax temperature is not part of it.

@@ -8,7 +8,7 @@ struct InfoCommand: CLICommand {
     static let help = """
     Usage: digits info [--weights FILE]
 
-    Loads and validates the weight file (default: $DIGITS_WEIGHTS or Weights/mnist-cnn.safetensors)
+    Loads and validates the weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
     and prints the inference network layer by layer — output shape, parameters, multiply-adds per
     image, batch norm folded into the convolution before it — and the file's metadata.
 

@@ -9,12 +9,6 @@ import XCTest
 /// real Fixtures folder is never touched. No test reaches the network: the download branch is
 /// only run against `file://` URLs.
 final class FetchScriptsTests: XCTestCase {
-    private struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     private var root = ""
     private var repo: String { root + "/repo" }
 
@@ -33,37 +27,20 @@ final class FetchScriptsTests: XCTestCase {
 
     /// Runs a script of the copied repository. Download sources default to a missing local file,
     /// so a test that falls through to the download branch fails instead of going online.
-    private func run(_ script: String, _ environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [repo + "/scripts/" + script]
-        var env = ProcessInfo.processInfo.environment
-        for key in ["MNIST_DIR", "PENDIGITS_DIR"] { env[key] = nil }
-        env["MNIST_MIRRORS"] = "file://\(root)/no-such-mirror"
-        env["PENDIGITS_URLS"] = "file://\(root)/no-such-archive.zip"
-        env.merge(environment) { $1 }
-        process.environment = env
-        let out = root + "/out.txt", err = root + "/err.txt"
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: out)
-        process.standardError = FileHandle(forWritingAtPath: err)
-        try process.run()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-                   stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    private func run(_ script: String, _ environment: [String: String] = [:]) throws -> Executable.Result {
+        var env: [String: String?] = ["MNIST_DIR": nil, "PENDIGITS_DIR": nil,
+                                      "MNIST_MIRRORS": "file://\(root)/no-such-mirror",
+                                      "PENDIGITS_URLS": "file://\(root)/no-such-archive.zip"]
+        for (key, value) in environment { env[key] = value }
+        return try bash.run([repo + "/scripts/" + script], in: URL(fileURLWithPath: root), environment: env)
     }
 
     private func shell(_ command: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", command]
-        process.currentDirectoryURL = URL(fileURLWithPath: root)
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "failed: \(command)")
+        let result = try bash.run(["-c", command], in: URL(fileURLWithPath: root))
+        XCTAssertEqual(result.status, 0, "failed: \(command): \(result.stderr)")
     }
+
+    private let bash = Executable(url: URL(fileURLWithPath: "/bin/bash"))
 
     private func write(_ bytes: [UInt8], _ path: String) throws {
         try FileIO.writeAtomically(bytes, to: root + "/" + path)

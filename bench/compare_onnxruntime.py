@@ -4,7 +4,9 @@
    this script knows no layer) and validates the bytes with `onnx.checker.check_model`. ONNX
    Runtime does its own batch-norm folding and fusions.
 2. Runs it on the 10,000 MNIST test images and compares with `digits eval --predictions` (top-1
-   agreement) and with the logits of `digits bench --logits` (largest absolute difference).
+   agreement: the best of the ten digit outputs, as `digits eval` predicts, when the model also has
+   a "not a digit" output) and with the logits of `digits bench --logits` (largest absolute
+   difference, over every output).
 3. Times ONNX Runtime at the batch sizes and thread counts of `digits bench` (images per second,
    median of runs after a warm-up, same number of images per run), and runs `digits bench` in the
    same process, alternating the two `--rounds` times so that both see the same machine load.
@@ -149,7 +151,7 @@ def check(digits, args, model_bytes, images):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--weights", default=os.environ.get("DIGITS_WEIGHTS") or os.path.join(ROOT, "Weights/mnist-cnn.safetensors"))
-    parser.add_argument("--digits", help="the digits executable (default .build-native/release/digits, then .build/release/digits)")
+    parser.add_argument("--digits", help="the digits executable (default $DIGITS, then .build/release/digits)")
     parser.add_argument("--data", help="MNIST folder")
     parser.add_argument("--rounds", type=int, default=3, help="alternations of ONNX Runtime and digits timings (default 3)")
     parser.add_argument("--runs", type=int, default=7, help="timed runs per figure in each round (default 7)")

@@ -537,6 +537,77 @@ static void linear_backward(const float *x, long in_count, const float *wt, cons
     }
 }
 
+// MARK: - Rasterizer
+
+typedef float v8 __attribute__((ext_vector_type(8)));
+typedef int i8v __attribute__((ext_vector_type(8)));
+
+/// a where `mask` (a lane-wise comparison: all bits set where true), else b.
+INLINE v8 select8(i8v mask, v8 a, v8 b) { return (v8)(((i8v)a & mask) | ((i8v)b & ~mask)); }
+
+/// Swift's Int(min(max(v, -1), 28) + 2) - 2: floor(v) for v clamped to [-1, 28].
+INLINE long raster_floor(float v) {
+    v = -1.0f > v ? -1.0f : v;
+    v = 28.0f < v ? 28.0f : v;
+    return (long)(v + 2) - 2;
+}
+
+/// See dk_kernels.raster_segment. The same operations in the same order as the Swift reference
+/// (Pen.referenceSegment), never contracted into fused multiply-adds, so every copy gives the same
+/// bits.
+static void raster_segment(float *frame, float ax, float ay, float bx, float by, float reach) {
+#pragma clang fp contract(off)
+    const long size = 28;
+    long low_y = raster_floor((ay < by ? ay : by) - reach), high_y = raster_floor((ay > by ? ay : by) + reach);
+    if (low_y < 0) low_y = 0;
+    if (high_y > size - 1) high_y = size - 1;
+    if (low_y > high_y) return;
+    const float dx = bx - ax, dy = by - ay;
+    const float length2 = dx * dx + dy * dy;
+    const float inverse_length2 = length2 > 1e-12f ? 1 / length2 : 0;
+    const float inverse_dy = __builtin_fabsf(dy) > 1e-6f ? 1 / dy : 0;
+    const float segment_low_x = ax < bx ? ax : bx, segment_high_x = ax > bx ? ax : bx;
+    // Short or axis-near segments (the common case) use one chunk range for all rows; only long
+    // diagonal ones are worth narrowing row by row.
+    const int narrow_rows = __builtin_fabsf(dx) > 4 && __builtin_fabsf(dy) > 4;
+    long box_low_x = raster_floor(segment_low_x - reach), box_high_x = raster_floor(segment_high_x + reach);
+    if (box_low_x < 0) box_low_x = 0;
+    if (box_high_x > size - 1) box_high_x = size - 1;
+    if (box_low_x > box_high_x) return;
+    const v8 lanes = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (long row = low_y; row <= high_y; row++) {
+        const float py = (float)row - ay;
+        long low_x = box_low_x, high_x = box_high_x;
+        if (narrow_rows) {
+            // The x-range of the points of the segment whose y is within reach of this row.
+            float t0 = (py - reach) * inverse_dy, t1 = (py + reach) * inverse_dy;
+            if (t0 > t1) { float t = t0; t0 = t1; t1 = t; }
+            t0 = 0 > t0 ? 0 : t0;
+            t1 = 1 < t1 ? 1 : t1;
+            const float x0 = ax + t0 * dx, x1 = ax + t1 * dx;
+            low_x = raster_floor((x0 < x1 ? x0 : x1) - reach);
+            high_x = raster_floor((x0 > x1 ? x0 : x1) + reach);
+            if (low_x < 0) low_x = 0;
+            if (high_x > size - 1) high_x = size - 1;
+            if (low_x > high_x) continue;
+        }
+        const float py_dy = py * dy;
+        float *line = frame + row * 32;
+        for (long chunk = low_x >> 3; chunk <= high_x >> 3; chunk++) {
+            const v8 px = (lanes + (float)(chunk * 8)) - ax;
+            v8 t = (px * dx + py_dy) * inverse_length2;
+            t = select8(t < 0, (v8)0, t);
+            t = select8(t > 1, (v8)1, t);
+            const v8 ex = px - t * dx, ey = py - t * dy;
+            const v8 d2 = ex * ex + ey * ey;
+            v8 old;
+            memcpy(&old, line + chunk * 8, sizeof old);
+            old = select8(d2 < old, d2, old);
+            memcpy(line + chunk * 8, &old, sizeof old);
+        }
+    }
+}
+
 // MARK: - Peak
 
 static float madd_peak(long iterations, float scale) {
@@ -562,4 +633,5 @@ const dk_kernels DK_TABLE = {
     .linear_forward_rows = linear_forward_rows,
     .linear_backward = linear_backward,
     .madd_peak = madd_peak,
+    .raster_segment = raster_segment,
 };

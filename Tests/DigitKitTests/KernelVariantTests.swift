@@ -1,4 +1,5 @@
 @testable import DigitKit
+import DigitKernels
 import Foundation
 import DigitTestSupport
 import XCTest
@@ -56,14 +57,44 @@ final class KernelVariantTests: XCTestCase {
         for (variant, logits) in results.dropFirst() {
             let worst = zip(logits, first).map { abs($0 - $1) }.max() ?? 0
             XCTAssertLessThan(worst, 1e-4, "\(variant) against \(firstVariant)")
+            let classes = model.classes.count
             for i in 0..<200 {
-                let a = logits[(i * 10)..<(i * 10 + 10)], b = first[(i * 10)..<(i * 10 + 10)]
+                let a = logits[(i * classes)..<(i * classes + 10)], b = first[(i * classes)..<(i * classes + 10)]
                 XCTAssertEqual(a.firstIndex(of: a.max()!), b.firstIndex(of: b.max()!), "\(variant): image \(i)")
             }
         }
         let fused = results.filter { $0.0.fusedMultiplyAdd }
         for (variant, logits) in fused.dropFirst() {
             XCTAssertEqual(logits.map(\.bitPattern), fused[0].1.map(\.bitPattern), "\(variant) against \(fused[0].0)")
+        }
+    }
+
+    /// The rasterizer's pen kernel gives the same bits in every copy (it never fuses a multiply
+    /// and an add), on segments of every kind: dots, short and long, steep and flat, partly or
+    /// wholly outside the image. With RasterizerTests' fast-against-reference test on the active
+    /// copy, every copy draws exactly what the reference draws.
+    func testRasterSegment_EveryCopyGivesTheSameBits() {
+        var rng = SplitMix64(seed: 11)
+        var segments: [(Float, Float, Float, Float)] = [(14, 14, 14, 14), (3, 5, 3, 5.1), (-10, 14, 40, 14), (14, -5, 14, 33),
+                                                         (0, 0, 27, 27), (30, 30, 40, 40), (27.9, 0.2, 0.1, 27.6)]
+        for _ in 0..<300 {
+            let ax = rng.nextFloat() * 36 - 4, ay = rng.nextFloat() * 36 - 4
+            let long = rng.nextFloat() < 0.3
+            let bx = ax + (rng.nextFloat() - 0.5) * (long ? 30 : 3), by = ay + (rng.nextFloat() - 0.5) * (long ? 30 : 3)
+            segments.append((ax, ay, bx, by))
+        }
+        var frames: [(KernelVariant, [Float])] = []
+        for variant in KernelVariant.available {
+            var frame = [Float](repeating: .infinity, count: 28 * 32)
+            let kernel = variant.kernels!.pointee.raster_segment!
+            for (n, (ax, ay, bx, by)) in segments.enumerated() {
+                frame.withUnsafeMutableBufferPointer { kernel($0.baseAddress!, ax, ay, bx, by, 1.75 + Float(n % 3) * 0.5) }
+            }
+            XCTAssertTrue(frame.contains { $0 < 1 }, "\(variant) drew nothing")
+            frames.append((variant, frame))
+        }
+        for (variant, frame) in frames.dropFirst() {
+            XCTAssertEqual(frame.map(\.bitPattern), frames[0].1.map(\.bitPattern), "\(variant) against \(frames[0].0)")
         }
     }
 }

@@ -69,6 +69,11 @@ typedef struct dk_kernels {
     /// 16 independent multiply-add chains of 16 lanes for `iterations` steps (256 multiply-adds a
     /// step, no memory traffic): the compute peak one core reaches with this copy.
     float (*madd_peak)(long iterations, float scale);
+    /// The rasterizer's pen: lowers each pixel's squared distance, in a frame of 28 rows of 32
+    /// floats (columns 28-31 padding), to the squared distance from the pixel's centre (x, y) to
+    /// the segment a-b, for the pixels within `reach` of it (and possibly a few more, which get
+    /// their exact value too). Every copy gives the same bits (no fused multiply-add).
+    void (*raster_segment)(float *frame, float ax, float ay, float bx, float by, float reach);
 } dk_kernels;
 
 /// The copy for `isa`, or NULL when this build or this CPU does not have it.

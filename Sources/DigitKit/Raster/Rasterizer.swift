@@ -1,3 +1,4 @@
+import DigitKernels
 /// How strokes are drawn into the 28×28 image.
 public struct RasterOptions: Sendable, Equatable {
     /// How the path between two recorded points is drawn.
@@ -231,6 +232,7 @@ struct Pen {
     let outer: Float
     let inverseSoftness: Float
     let kernel: Rasterizer.Kernel
+    let segmentKernel = Pen.activeSegmentKernel
 
     init(frame: UnsafeMutablePointer<Chunk>, penWidth: Float, softness: Float, kernel: Rasterizer.Kernel) {
         self.frame = frame
@@ -341,64 +343,18 @@ struct Pen {
         }
     }
 
-    /// Lowers each pixel's squared distance to that from its centre to the segment a–b. Each row
-    /// visits only the 8-pixel chunks that the part of the segment within reach of the row, grown
-    /// by the reach (`outer` plus a margin), can touch; every pixel of a visited chunk gets its exact distance, so
-    /// visiting extra pixels never changes the result.
+    /// Lowers each pixel's squared distance to that from its centre to the segment a–b: the C
+    /// kernel `raster_segment` of the copy this CPU runs (AVX on x86-64 where there is one), which
+    /// visits, row by row, only the 8-pixel chunks that the part of the segment within reach of the
+    /// row can touch. The reach has a margin because a pixel about `outer` away can still get a
+    /// coverage of a few ulps from rounding; extra pixels get their exact value too.
     @inline(__always)
     func fastSegment(_ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) {
-        let size = Rasterizer.size
-        // Clamped to [-1, 28] before converting, so no coordinate can make a conversion trap;
-        // floor(v) is then Int(v + 2) - 2. The reach has a margin because a pixel about `outer`
-        // away can still get a coverage of a few ulps from rounding; extra pixels cost nothing
-        // in correctness, as each gets its exact value.
-        @inline(__always) func floorIndex(_ v: Float) -> Int { Pen.floorIndex(v) }
-        let reach = outer + 1 / 64
-        let lowY = max(floorIndex(min(ay, by) - reach), 0)
-        let highY = min(floorIndex(max(ay, by) + reach), size - 1)
-        guard lowY <= highY else { return }
-        let dx = bx - ax, dy = by - ay
-        let length2 = dx * dx + dy * dy
-        let inverseLength2: Float = length2 > 1e-12 ? 1 / length2 : 0
-        let inverseDy: Float = abs(dy) > 1e-6 ? 1 / dy : 0  // only used when |dy| > 4
-        let segmentLowX = min(ax, bx), segmentHighX = max(ax, bx)
-        // Short or axis-near segments (the common case) use one chunk range for all rows; only
-        // long diagonal ones are worth narrowing row by row.
-        let narrowRows = abs(dx) > 4 && abs(dy) > 4
-        let lanes = Chunk(0, 1, 2, 3, 4, 5, 6, 7)
-        let boxLowX = max(floorIndex(segmentLowX - reach), 0)
-        let boxHighX = min(floorIndex(segmentHighX + reach), size - 1)
-        guard boxLowX <= boxHighX else { return }
-        for row in lowY...highY {
-            let py = Float(row) - ay
-            var lowX = boxLowX, highX = boxHighX
-            if narrowRows {
-                // x-range of the points of the segment whose y is within `outer` of this row.
-                var t0 = (py - reach) * inverseDy, t1 = (py + reach) * inverseDy
-                if t0 > t1 { swap(&t0, &t1) }
-                t0 = max(t0, 0)
-                t1 = min(t1, 1)
-                let x0 = ax + t0 * dx, x1 = ax + t1 * dx
-                lowX = max(floorIndex(min(x0, x1) - reach), 0)
-                highX = min(floorIndex(max(x0, x1) + reach), size - 1)
-                guard lowX <= highX else { continue }
-            }
-            let rowBase = row * Pen.chunksPerRow
-            let pyDy = py * dy
-            for chunk in (lowX >> 3)...(highX >> 3) {
-                // Same operations, in the same order, as the reference kernel: bit-identical results.
-                // Lane-wise selects rather than pointwiseMin/Max, which are not inlined as vector code.
-                let px = (lanes + Float(chunk * Pen.lanes)) - ax
-                var t = (px * dx + pyDy) * inverseLength2
-                t.replace(with: 0, where: t .< 0)
-                t.replace(with: 1, where: t .> 1)
-                let ex = px - t * dx, ey = py - t * dy
-                let d2 = ex * ex + ey * ey
-                let old = frame[rowBase + chunk]
-                frame[rowBase + chunk] = old.replacing(with: d2, where: d2 .< old)
-            }
-        }
+        segmentKernel(UnsafeMutableRawPointer(frame).assumingMemoryBound(to: Float.self), ax, ay, bx, by, outer + 1 / 64)
     }
+
+    /// The kernel copy's `raster_segment`, looked up once.
+    static let activeSegmentKernel = dk_active()!.pointee.raster_segment!
 
     /// The same coverage, pixel by pixel over the whole image, in plain scalar code.
     func referenceSegment(_ ax: Float, _ ay: Float, _ bx: Float, _ by: Float) {

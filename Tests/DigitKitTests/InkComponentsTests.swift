@@ -88,4 +88,25 @@ final class InkComponentsTests: XCTestCase {
         let bar = InkComponents(InkMap(Self.page(width: 120, height: 100, strokes: [(40, 20, 45, 79)])))
         XCTAssertEqual(try XCTUnwrap(bar.line()).pieces.count, 1)
     }
+
+    func testAWideRingCutIntoSevenPiecesCanStillBeOneDigit() throws {
+        // A 0 written wide and flat (1.6 line heights across, as some writers do): a ring 4 pixels
+        // thick. Its seams, at least 0.12 line heights apart, cut it into more than 6 pieces; the
+        // run of all of them must still be a candidate digit, or the 0 can only be read as several.
+        let w = 200, h = 120
+        var v = [Float](repeating: 190, count: w * h)
+        let cx: Float = 100, cy: Float = 60, rx: Float = 48, ry: Float = 30
+        for y in 0..<h {
+            for x in 0..<w {
+                let d = ((Float(x) - cx) / rx) * ((Float(x) - cx) / rx) + ((Float(y) - cy) / ry) * ((Float(y) - cy) / ry)
+                let r = d.squareRoot()
+                if abs(r - 1) * min(rx, ry) < 2 { v[y * w + x] = 40 }
+            }
+        }
+        let found = InkComponents(InkMap(Page(width: w, height: h, values: v)))
+        let line = try XCTUnwrap(found.line())
+        XCTAssertGreaterThan(line.pieces.count, 6, "the seams cut the ring into 7 or more pieces")
+        XCTAssertLessThanOrEqual(line.pieces.count, InkLine.maxPiecesPerDigit)
+        XCTAssertTrue(line.candidates[0].contains(line.pieces.count), "all the pieces together are a candidate: \(line.candidates[0])")
+    }
 }

@@ -21,8 +21,9 @@ struct InkLine {
     }
 
     /// At most this many pieces make one digit (a 5's hat, a stroke broken where the pen skipped,
-    /// the parts of a cut component).
-    static let maxPiecesPerDigit = 6
+    /// the parts of a cut component). Seams lie at least 0.12 line heights apart, so a wide 0 (up
+    /// to 1.5 line heights) or a 5 whose hat and body are both cut can come in 7 pieces.
+    static let maxPiecesPerDigit = 8
 
     let pieces: [Piece]
     let labels: [Int32]

@@ -1,13 +1,18 @@
 import Foundation
 
 /// A box in the drawing's coordinates (y downward): `x0 ≤ x1`, `y0 ≤ y1`.
-public struct InkBox: Equatable, Sendable {
+public struct InkBox: Equatable, Sendable, CustomStringConvertible {
     public var x0: Float, y0: Float, x1: Float, y1: Float
     public init(x0: Float, y0: Float, x1: Float, y1: Float) {
         self.x0 = x0
         self.y0 = y0
         self.x1 = x1
         self.y1 = y1
+    }
+    /// `[x0, y0, x1, y1]`, as in `digits recognize --json`.
+    public var description: String {
+        func number(_ v: Float) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v) }
+        return "[\(number(x0)), \(number(y0)), \(number(x1)), \(number(y1))]"
     }
     public var width: Float { x1 - x0 }
     public var height: Float { y1 - y0 }

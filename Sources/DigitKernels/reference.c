@@ -7,6 +7,10 @@
 
 #pragma clang fp contract(off)
 
+/// Four floats: one SSE2 or NEON register, the baseline of both architectures.
+typedef float v4 __attribute__((ext_vector_type(4)));
+typedef int i4v __attribute__((ext_vector_type(4)));
+
 void dk_ref_conv_forward(dk_conv_geometry g, const float *input, const float *weights, const float *bias,
                          float *output, long out_row_stride, int relu) {
     const long taps = g.kernel * g.in_channels, row_stride = g.padded_width * g.in_channels;
@@ -71,19 +75,40 @@ void dk_pad_image(const float *input, long height, long width, long channels, lo
         memcpy(padded + ((y + pad) * wp + pad) * channels, input + y * row, (size_t)row * sizeof(float));
 }
 
-void dk_max_pool_backward(const float *input, const float *output, const float *d_output, long height, long width,
-                          long channels, long kernel, long stride, float *d_input) {
+void dk_max_pool_backward(const float *restrict input, const float *restrict output, const float *restrict d_output,
+                          long height, long width, long channels, long kernel, long stride, float *restrict d_input) {
+    // For each channel the first window position (row by row) holding the maximum gets the
+    // gradient. Four channels at a time (then one): every position of the window is written,
+    // unchanged where it is not the one chosen, so there is no branch per value.
     const long ho = (height - kernel) / stride + 1, wo = (width - kernel) / stride + 1;
     for (long y = 0; y < ho; y++)
         for (long x = 0; x < wo; x++) {
             const long o = (y * wo + x) * channels;
-            for (long c = 0; c < channels; c++) {
-                const float m = output[o + c];
+            long c = 0;
+            for (; c + 4 <= channels; c += 4) {
+                v4 m, g;
+                memcpy(&m, output + o + c, sizeof m);
+                memcpy(&g, d_output + o + c, sizeof g);
+                i4v found = 0;
+                for (long ky = 0; ky < kernel; ky++)
+                    for (long kx = 0; kx < kernel; kx++) {
+                        const long i = ((y * stride + ky) * width + x * stride + kx) * channels + c;
+                        v4 in, d;
+                        memcpy(&in, input + i, sizeof in);
+                        memcpy(&d, d_input + i, sizeof d);
+                        const i4v take = (in == m) & ~found;
+                        const v4 sum = d + g;
+                        d = (v4)(((i4v)sum & take) | ((i4v)d & ~take));
+                        memcpy(d_input + i, &d, sizeof d);
+                        found |= take;
+                    }
+            }
+            for (; c < channels; c++) {
                 int found = 0;
                 for (long ky = 0; ky < kernel && !found; ky++)
                     for (long kx = 0; kx < kernel && !found; kx++) {
                         const long i = ((y * stride + ky) * width + x * stride + kx) * channels + c;
-                        if (input[i] == m) {
+                        if (input[i] == output[o + c]) {
                             d_input[i] += d_output[o + c];
                             found = 1;
                         }
@@ -123,14 +148,22 @@ void dk_softmax(const float *logits, long count, float temperature, float *proba
     for (long i = 0; i < count; i++) probabilities[i] /= sum;
 }
 
+// Every value is written (unchanged where the condition is false), so these vectorize without a
+// branch per value.
 void dk_relu(float *x, long count) {
-    for (long i = 0; i < count; i++)
-        if (x[i] <= 0) x[i] = 0;
+    for (long i = 0; i < count; i++) x[i] = x[i] <= 0 ? 0.0f : x[i];
 }
 
-void dk_relu_backward(float *d, const float *y, long count) {
-    for (long i = 0; i < count; i++)
-        if (y[i] <= 0) d[i] = 0;
+void dk_relu_backward(float *restrict d, const float *restrict y, long count) {
+    long i = 0;
+    for (; i + 4 <= count; i += 4) {
+        v4 dv, yv;
+        memcpy(&dv, d + i, sizeof dv);
+        memcpy(&yv, y + i, sizeof yv);
+        dv = (v4)((i4v)dv & ~(yv <= 0));
+        memcpy(d + i, &dv, sizeof dv);
+    }
+    for (; i < count; i++) d[i] = y[i] <= 0 ? 0.0f : d[i];
 }
 
 void dk_affine(float *x, long pixels, long channels, const float *scale, const float *shift, int relu) {
@@ -142,15 +175,24 @@ void dk_affine(float *x, long pixels, long channels, const float *scale, const f
 }
 
 void dk_channel_sums(const float *a, const float *b, long pixels, long channels, double *sums) {
-    for (long c = 0; c < channels; c++) {
-        float s1 = 0, s2 = 0;
+    // Each channel's sums run over the pixels in order, as the contract says; blocks of 64
+    // channels side by side make the loop over a pixel's channels the inner one (contiguous,
+    // vectorized) instead of a strided walk per channel.
+    for (long c0 = 0; c0 < channels; c0 += 64) {
+        const long n = channels - c0 < 64 ? channels - c0 : 64;
+        float s1[64] = {0}, s2[64] = {0};
         for (long i = 0; i < pixels; i++) {
-            const float v = a[i * channels + c];
-            s1 += v;
-            s2 += v * (b ? b[i * channels + c] : v);
+            const float *row = a + i * channels + c0;
+            const float *other = (b ? b : a) + i * channels + c0;
+            for (long c = 0; c < n; c++) {
+                s1[c] += row[c];
+                s2[c] += row[c] * other[c];
+            }
         }
-        sums[c] += s1;
-        sums[channels + c] += s2;
+        for (long c = 0; c < n; c++) {
+            sums[c0 + c] += s1[c];
+            sums[channels + c0 + c] += s2[c];
+        }
     }
 }
 

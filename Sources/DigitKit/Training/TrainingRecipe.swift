@@ -26,6 +26,10 @@ public struct TrainingRecipe: Sendable {
     /// Wrong pieces of composed numbers (two digits together, fragments) per epoch, "not a digit"
     /// (`NumberPartSamples`); needs `refusalClass` and pen data.
     public var numberParts = 0
+    /// Synthetic photos of numbers whose candidates, cut as the page reader cuts them, are trained
+    /// on (`PaperPartSamples`: whole digits as digits, merged digits and fragments as "not a
+    /// digit"); needs `refusalClass` and pen data.
+    public var paperPhotos = 0
     /// Stroke-font glyphs (letters and symbols as "not a digit", digits as digits), and how many
     /// times each appears per epoch.
     public var glyphRepeats = 0
@@ -68,8 +72,9 @@ public struct TrainingRecipe: Sendable {
     /// The shipped model (Weights/README.md): the wide network with an eleventh output, "not a
     /// digit"; 50 epochs; half of the MNIST images undistorted; the pendigits drawings of all 30
     /// writers twice per epoch with a 2.5-pixel pen, 15% of the 0s, 1s and 7s in a variant form;
-    /// 3,000 synthetic scribbles, 8,000 wrong pieces of composed numbers and the stroke-font
-    /// glyphs (but those of `heldOutFonts`) three times per epoch.
+    /// 3,000 synthetic scribbles, 8,000 wrong pieces of composed numbers, the candidates cut from
+    /// 2,000 synthetic photos of numbers, and the stroke-font glyphs (but those of
+    /// `heldOutFonts`) three times per epoch.
     public static var shipped: TrainingRecipe {
         // `try!` is safe: "wide" is a built-in architecture.
         var r = try! TrainingRecipe(name: "shipped", architecture: "wide", classes: 11)
@@ -81,6 +86,7 @@ public struct TrainingRecipe: Sendable {
         r.variantRate = 0.15
         r.nonDigits = 3000
         r.numberParts = 8000
+        r.paperPhotos = 2000
         r.glyphRepeats = 3
         return r
     }
@@ -161,6 +167,16 @@ public struct TrainingRecipe: Sendable {
             sources.append(NumberPartSamples(count: numberParts, seed: options.seed ^ 0x9A27, byWriter: byWriter,
                                              raster: pen.raster, label: refusal))
             note += "; \(numberParts) wrong pieces of composed numbers"
+        }
+        if paperPhotos > 0 {
+            guard refusalClass, !penRecords.isEmpty else {
+                throw DigitError(.usage, "paper parts need the \"not a digit\" output and pen data (--strokes)")
+            }
+            let byWriter = NumberComposer.byWriter(penRecords) { !pen.isHeldOut($0) }
+            let parts = PaperPartSamples(photos: paperPhotos, seed: options.seed ^ 0x9A9E, byWriter: byWriter, refusalLabel: refusal)
+            sources.append(parts)
+            note += "; \(parts.count) candidates cut from \(paperPhotos) synthetic photos (\(parts.kinds.digits) digits, "
+                + "\(parts.kinds.merged) merged, \(parts.kinds.fragments) fragments)"
         }
         if glyphRepeats > 0 {
             guard let path = data.glyphs else { throw DigitError(.usage, "glyphs need the glyph file (Fixtures/hershey/glyphs.jsonl)") }

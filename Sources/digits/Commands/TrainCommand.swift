@@ -17,7 +17,7 @@ struct TrainCommand: CLICommand {
     Recipes (every option below changes one part of the chosen recipe):
       shipped  (default) the shipped model: wide network with a "not a digit" output, 50 epochs,
                --clean 0.5, pendigits of all 30 writers ×2 with a 2.5-pixel pen, --variants 0.15,
-               --non-digits 3000, --number-parts 8000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
+               --non-digits 3000, --number-parts 8000, --paper-parts 2000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
       plain    the standard network, 20 epochs, MNIST only
       --recipe NAME         shipped | plain
 
@@ -58,6 +58,9 @@ struct TrainCommand: CLICommand {
                             crossings-out per epoch
       --number-parts N      wrong pieces of composed numbers per epoch (two digits together,
                             fragments), what the number reader must score low
+      --paper-parts N       synthetic photos of numbers whose candidates, cut as the page
+                            reader cuts them, are trained on (digits, and merged digits and
+                            fragments as "not a digit"), made once per run
       --glyphs N            stroke-font letters and symbols (and the fonts' digits, as digits)
                             N times per epoch; the glyphs of the held-out fonts are never used
       --glyph-file FILE     the glyph file (default: Fixtures/hershey/glyphs.jsonl)
@@ -119,6 +122,7 @@ struct TrainCommand: CLICommand {
         }
         recipe.nonDigits = try args.int("--non-digits", default: recipe.nonDigits, range: 0...1_000_000)
         recipe.numberParts = try args.int("--number-parts", default: recipe.numberParts, range: 0...1_000_000)
+        recipe.paperPhotos = try args.int("--paper-parts", default: recipe.paperPhotos, range: 0...100_000)
         recipe.glyphRepeats = try args.int("--glyphs", default: recipe.glyphRepeats, range: 0...100)
         recipe.variantRate = try args.float("--variants", default: recipe.variantRate, range: 0...1)
         let glyphsPath = try args.option("--glyph-file")

@@ -25,9 +25,9 @@ final class PaperPartSamplesTests: XCTestCase {
         guard let pen = TestPaths.requirePendigits() else { return }
         let records = try DrawingLoader.load(pen.path)
         let byWriter = NumberComposer.byWriter(records) { $0 == 1 || $0 == 2 }
-        let a = PaperPartSamples(photos: 40, seed: 3, byWriter: byWriter, refusalLabel: 10)
-        let b = PaperPartSamples(photos: 40, seed: 3, byWriter: byWriter, refusalLabel: 10)
-        XCTAssertGreaterThan(a.count, 40)
+        let a = PaperPartSamples(photos: 12, seed: 3, byWriter: byWriter, refusalLabel: 10)
+        let b = PaperPartSamples(photos: 12, seed: 3, byWriter: byWriter, refusalLabel: 10)
+        XCTAssertGreaterThan(a.count, 12)
         XCTAssertEqual(a.count, b.count)
         XCTAssertGreaterThan(a.kinds.digits, 0)
         XCTAssertGreaterThan(a.kinds.merged, 0)

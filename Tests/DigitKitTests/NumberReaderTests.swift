@@ -75,6 +75,19 @@ final class NumberReaderTests: XCTestCase {
         let reading = try recognizer().read(try x.result.get())
         XCTAssertEqual(reading.digits.count, 1, reading.text)
         XCTAssertFalse(reading.isAnswered, reading.summary)
+        XCTAssertTrue(reading.hasNotADigit, reading.summary)
+    }
+
+    /// Without the cost of a "not a digit" reading, the X's strokes are two 1s (each is a fine 1
+    /// alone): the reader must be able to say the ink is no digit rather than cut it into digits.
+    func testRead_NotADigitIsAReadingOfItsOwn() throws {
+        let x = try XCTUnwrap(try DrawingLoader.load(TestPaths.fixtures.appendingPathComponent("nondigits/010-X.json").path).first)
+        var options = NumberReaderOptions()
+        options.notADigitCost = nil
+        let forced = try recognizer().read(try x.result.get(), options: options)
+        XCTAssertEqual(forced.text, "11", forced.summary)
+        let reading = try recognizer().read(try x.result.get())
+        XCTAssertEqual(reading.summary.hasSuffix("not a digit (\(String(format: "%.1f%%", reading.digits[0].notADigit * 100)))"), true, reading.summary)
     }
 
     /// A tap on a canvas is a dot against the canvas, not a blob filling the box (read as a 4 once).

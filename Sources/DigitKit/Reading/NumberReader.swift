@@ -63,6 +63,11 @@ public struct NumberReaderOptions: Sendable, Equatable {
     /// almost entirely.
     public var deepOverlapPenalty: Float = 12
     public var overlapAllowance: Float = 0.25
+    /// What it costs, in log-probability, to read a candidate as "not a digit" (a network with that
+    /// output): a reading may then hold ink that is no digit (an X, a letter, a scribble) instead
+    /// of cutting it into digit-like pieces, but only where every way of reading it as digits is
+    /// much less likely. Nil: every candidate is scored by its best digit.
+    public var notADigitCost: Float? = 4
     /// The most digits a reading may have (nil: no bound).
     public var maxDigits: Int?
     /// Whether candidates are scored with the network's "not a digit" output (when it has one).
@@ -125,7 +130,9 @@ extension DigitRecognizer {
             let hr = b.height / h, wr = b.width / h
             if hr < 0.5 { g -= options.shortPenalty * (0.5 - hr) }
             if wr > 1.25 { g -= options.widePenalty * (wr - 1.25) }
-            score[run] = (log(max(best, 1e-9)) + g, k)
+            var s = log(max(best, 1e-9))
+            if let cost = options.notADigitCost, p.count > 10 { s = max(s, log(max(p[10], 1e-9)) - cost) }
+            score[run] = (s + g, k)
         }
         /// How far `b` reaches back into `a`, in line heights.
         func depth(_ a: Range<Int>, _ b: Range<Int>) -> Float { max(0, boxes[a]!.x1 - boxes[b]!.x0) / h }
@@ -258,7 +265,8 @@ extension NumberReading {
         if isAnswered { return "\(text)  \(pct(confidence))" }
         if digits.count == 1, digits[0].isNotADigit { return "?  not a digit (\(pct(digits[0].notADigit)))" }
         let doubts = digits.enumerated().filter { $0.element.digit == nil }.map { i, d in
-            (digits.count == 1 ? "not sure: " : "digit \(i + 1): ")
+            d.isNotADigit ? "digit \(i + 1): not a digit (\(pct(d.notADigit)))"
+                : (digits.count == 1 ? "not sure: " : "digit \(i + 1): ")
                 + d.top.map { "\($0.digit) \(pct($0.probability))" }.joined(separator: ", ")
         }
         return "\(text)  " + doubts.joined(separator: "; ")

@@ -241,6 +241,21 @@ final class CLITests: XCTestCase {
         }
     }
 
+    /// `--not-a-digit-cost off` scores every candidate by its best digit: the X's two strokes are
+    /// then two confident 1s, which the default cost refuses as one piece that is no digit.
+    func testEval_NotADigitCostChangesWhatTheReaderMayRefuse() throws {
+        let x = TestPaths.fixtures.appendingPathComponent("nondigits/010-X.json").path
+        let refused = try digits(["eval", x])
+        XCTAssertEqual(refused.status, 0, refused.stderr)
+        XCTAssertTrue(refused.stdout.contains("(1 of 1:"), refused.stdout)
+        let forced = try digits(["eval", "--not-a-digit-cost", "off", x])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertTrue(forced.stdout.contains("(0 of 1"), forced.stdout)
+        let bad = try digits(["eval", "--not-a-digit-cost", "-1", x])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("--not-a-digit-cost"), bad.stderr)
+    }
+
     func testEval_MissingWeightsExitsThreeWithAMessage() throws {
         let (images, labels) = try idxPair(count: 3)
         let missing = folder.appendingPathComponent("nope.safetensors").path

@@ -86,8 +86,19 @@ final class NumberReaderTests: XCTestCase {
         options.notADigitCost = nil
         let forced = try recognizer().read(try x.result.get(), options: options)
         XCTAssertEqual(forced.text, "11", forced.summary)
-        let reading = try recognizer().read(try x.result.get())
-        XCTAssertEqual(reading.summary.hasSuffix("not a digit (\(String(format: "%.1f%%", reading.digits[0].notADigit * 100)))"), true, reading.summary)
+        XCTAssertEqual(try recognizer().read(try x.result.get()).summary, "?  not a digit (100.0%)")
+    }
+
+    /// In a reading of several digits, a part that is not a digit says so, apart from one not sure.
+    func testSummary_NamesAPartThatIsNotADigit() {
+        func digit(_ d: Int?, _ p: Float, notADigit: Float) -> ReadDigit {
+            ReadDigit(digit: d, confidence: p, notADigit: notADigit, top: [(d ?? 7, p), (1, 0.01)],
+                      box: InkBox(x0: 0, y0: 0, x1: 1, y1: 1), strokes: [])
+        }
+        let reading = NumberReading(text: "2??", confidence: 0.1,
+                                    digits: [digit(2, 0.99, notADigit: 0), digit(nil, 0.02, notADigit: 0.97), digit(nil, 0.6, notADigit: 0.1)],
+                                    threshold: 0.9)
+        XCTAssertEqual(reading.summary, "2??  digit 2: not a digit (97.0%); digit 3: 7 60.0%, 1 1.0%")
     }
 
     /// A tap on a canvas is a dot against the canvas, not a blob filling the box (read as a 4 once).

@@ -17,9 +17,9 @@ public struct PageOptions: Sendable, Equatable {
     public var overlapPenalty: Float = 0
     /// What reading a candidate as "not a digit" costs (see `NumberReaderOptions.notADigitCost`).
     /// Never on paper by default: the ink found on a page is meant to be digits, and two touching
-    /// digits that no seam parts well are better read as the digits they most resemble (on the
-    /// development pictures the drawing's cost of 4 lost 1.25 points of exact matches, and
-    /// answered none more).
+    /// digits that no seam parts well are better read as the digits they most resemble (with the
+    /// drawing's cost of 4, fold 0's model read 0.75 points fewer development photos exactly and
+    /// answered none more: docs/numbers.md).
     public var notADigitCost: Float? = nil
     public init() {}
 }

@@ -36,6 +36,8 @@ struct EvalCommand: CLICommand {
       --max-digits N        read at most N digits a drawing
       --ignore-not-a-digit  score number candidates on the ten digits alone (for analysis: what
                             the network's "not a digit" output does for reading)
+      --not-a-digit-cost C  what reading a candidate as "not a digit" costs, in log-probability,
+                            or "off" (for analysis; default 4 for drawings, off for images)
     \(rasterOptionsHelp)
 
     Drawings that cannot be read are reported on stderr, one line each, and left out of the
@@ -65,6 +67,19 @@ struct EvalCommand: CLICommand {
         }
         if single { reading.maxDigits = 1 }
         if args.flag("--ignore-not-a-digit") { reading.usesNotADigit = false }
+        var page = PageOptions()
+        if let text = try args.option("--not-a-digit-cost") {
+            let cost: Float?
+            if text == "off" { cost = nil } else {
+                guard let c = Float(text), c.isFinite, c >= 0 else {
+                    throw DigitError(.usage, "--not-a-digit-cost takes a number ≥ 0 or off, got '\(text)'")
+                }
+                cost = c
+            }
+            reading.notADigitCost = cost
+            page.notADigitCost = cost
+        }
+        page.reader = reading
         let overrides = try RasterOverrides(&args)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {
@@ -90,7 +105,7 @@ struct EvalCommand: CLICommand {
                 return nil
             }
             if !images.isEmpty {
-                return try evaluateImages(images, recognizer: recognizer, numbers: numbersFlag, reading: reading,
+                return try evaluateImages(images, recognizer: recognizer, numbers: numbersFlag, page: page,
                                           json: json, predictions: predictionsPath, source: rest[0], temperature: model.temperature)
             }
             var records = items.compactMap { item -> DrawingRecord? in
@@ -151,14 +166,13 @@ struct EvalCommand: CLICommand {
     /// Images with labels (`labels.tsv`): single digits (every label one digit) give the
     /// accuracy report of drawings, each image read as one digit; numbers the number report.
     static func evaluateImages(_ images: [(String, String?)], recognizer: DigitRecognizer, numbers: Bool,
-                               reading: NumberReaderOptions, json: Bool, predictions: String?, source: String,
+                               page: PageOptions, json: Bool, predictions: String?, source: String,
                                temperature: Float) throws -> Int32 {
         let labelled = images.filter { $0.1 != nil }
         guard !labelled.isEmpty else {
             throw DigitError(.format, file: source, "no labelled images: put a labels.tsv (FILE<TAB>LABEL lines) beside them")
         }
-        var page = PageOptions()
-        page.reader = reading
+        var page = page
         var status = ExitCode.ok
         let singles = !numbers && labelled.allSatisfy { $0.1!.count == 1 && ("0"..."9").contains($0.1!) }
         if singles {

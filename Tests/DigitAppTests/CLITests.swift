@@ -256,6 +256,36 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("--not-a-digit-cost"), bad.stderr)
     }
 
+    /// `--seams-only` reads photos without following strokes: a 7 whose bar runs into the 0 beside
+    /// it is then one piece of ink that no seam parts.
+    func testEval_SeamsOnlyTurnsStrokeFollowingOff() throws {
+        func fixture(_ name: String) throws -> Drawing {
+            try XCTUnwrap(try DrawingLoader.load(TestPaths.fixtures.appendingPathComponent("strokes/\(name).json").path).first).result.get()
+        }
+        var composer = NumberComposer()
+        composer.gap = -0.25...(-0.25)
+        composer.size = 1...1
+        composer.baseline = 0
+        var rng = SplitMix64(seed: 5)
+        let number = composer.compose([try fixture("digit-7-a"), try fixture("digit-0-a")], rng: &rng)
+        var renderer = PaperRenderer.clean
+        renderer.width = 360
+        renderer.height = 240
+        renderer.digitHeight = 90...90
+        renderer.penWidth = 0.07...0.07
+        rng = SplitMix64(seed: 2)
+        let photos = folder.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try Data(try renderer.render(number, rng: &rng).encoded(.png)).write(to: photos.appendingPathComponent("70.png"))
+        try "70.png\t70\n".write(to: photos.appendingPathComponent("labels.tsv"), atomically: true, encoding: .utf8)
+        let followed = try digits(["eval", photos.path])
+        XCTAssertEqual(followed.status, 0, followed.stderr)
+        XCTAssertTrue(followed.stdout.contains("(1 of 1, best reading)"), followed.stdout)
+        let seams = try digits(["eval", "--seams-only", photos.path])
+        XCTAssertEqual(seams.status, 0, seams.stderr)
+        XCTAssertTrue(seams.stdout.contains("(0 of 1, best reading)"), seams.stdout)
+    }
+
     func testEval_MissingWeightsExitsThreeWithAMessage() throws {
         let (images, labels) = try idxPair(count: 3)
         let missing = folder.appendingPathComponent("nope.safetensors").path

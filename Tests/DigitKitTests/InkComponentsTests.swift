@@ -109,4 +109,74 @@ final class InkComponentsTests: XCTestCase {
         XCTAssertLessThanOrEqual(line.pieces.count, InkLine.maxPiecesPerDigit)
         XCTAssertTrue(line.candidates[0].contains(line.pieces.count), "all the pieces together are a candidate: \(line.candidates[0])")
     }
+
+    /// A "7" whose bar runs through the left side of an "O" and ends inside it (bars 4 pixels wide).
+    static let sevenIntoO = [(20, 20, 71, 23), (20, 24, 23, 79),                        // the 7: bar, stem
+                             (50, 10, 53, 89), (90, 10, 93, 89), (54, 10, 89, 13), (54, 86, 89, 89)]   // the O
+
+    func testStrokes_FollowADigitThroughTheDigitItCrosses() throws {
+        let found = InkComponents(InkMap(Self.page(width: 240, height: 120, strokes: Self.sevenIntoO)))
+        XCTAssertEqual(found.components.count, 1, "the 7 and the O are one piece of ink")
+        let strokes = found.strokes(of: 0, lineHeight: 80)
+        XCTAssertEqual(strokes.count, 2, "the 7 and the O")
+        func owners(_ x: Int, _ y: Int) -> [Int] { strokes.indices.filter { strokes[$0].contains(y * 240 + x) } }
+        let seven = try XCTUnwrap(owners(21, 60).first), o = try XCTUnwrap(owners(92, 50).first)
+        XCTAssertNotEqual(seven, o)
+        XCTAssertEqual(owners(21, 21), [seven], "the 7's corner")
+        XCTAssertEqual(owners(66, 21), [seven], "the end of the bar, inside the O, is the 7's")
+        XCTAssertEqual(owners(51, 50), [o], "the O's side below the crossing")
+        XCTAssertEqual(Set(owners(51, 21)), [seven, o], "where they cross, both")
+    }
+
+    func testStrokes_LeaveAComponentOfOneStrokeWhole() {
+        // An O and an L: one stroke each, no crossing.
+        let shapes: [[(Int, Int, Int, Int)]] = [
+            [(50, 10, 53, 89), (90, 10, 93, 89), (54, 10, 89, 13), (54, 86, 89, 89)],
+            [(30, 10, 33, 89), (34, 86, 89, 89)],
+        ]
+        for shape in shapes {
+            let found = InkComponents(InkMap(Self.page(width: 240, height: 120, strokes: shape)))
+            XCTAssertEqual(found.components.count, 1)
+            XCTAssertEqual(found.strokes(of: 0, lineHeight: 80), [], "\(shape)")
+        }
+    }
+
+    func testStrokes_ThinToOnePixelAndKeepLinesWhole() {
+        // A bar 5 pixels thick thins to one line, as long as the bar less its ends.
+        let w = 40, h = 12
+        var mask = [UInt8](repeating: 0, count: w * h)
+        for y in 3...7 { for x in 5...34 { mask[y * w + x] = 1 } }
+        InkStrokes.thin(&mask, width: w, height: h)
+        XCTAssertEqual(mask.filter { $0 != 0 }.count, 26, accuracy: 4)
+        for x in 9...30 { XCTAssertEqual((0..<h).filter { mask[$0 * w + x] != 0 }.count, 1, "column \(x)") }
+        let graph = SkeletonGraph(mask, width: w, height: h)
+        XCTAssertEqual(graph.edges.count, 1, "one line between two ends")
+        XCTAssertEqual(graph.nodes.count, 2)
+    }
+
+    func testStrokes_OfAnyInkCoverItsPixelsAndNoOthers() {
+        // Random tangles of bars and blots: every pixel of a component is in some stroke, and a
+        // stroke holds only pixels of its component.
+        var rng = SplitMix64(seed: 11)
+        var split = 0
+        for _ in 0..<100 {
+            var shapes: [(Int, Int, Int, Int)] = []
+            for _ in 0..<(3 + Int(rng.next() % 6)) {
+                let x = 20 + Int(rng.next() % 150), y = 15 + Int(rng.next() % 60)
+                let long = 5 + Int(rng.next() % 50), thick = 2 + Int(rng.next() % 9)
+                shapes.append(rng.next() % 2 == 0 ? (x, y, min(220, x + long), y + thick) : (x, y, x + thick, min(105, y + long)))
+            }
+            let found = InkComponents(InkMap(Self.page(width: 240, height: 120, strokes: shapes)))
+            let height = Float(found.components.map(\.height).max() ?? 1)
+            for (k, c) in found.components.enumerated() {
+                let strokes = found.strokes(of: k, lineHeight: height)
+                guard !strokes.isEmpty else { continue }
+                XCTAssertGreaterThanOrEqual(strokes.count, 2)
+                XCTAssertEqual(Set(strokes.joined()), Set(c.pixels), "\(shapes)")
+                split += 1
+            }
+        }
+        XCTAssertGreaterThan(split, 10, "tangles that cross are cut into strokes")
+    }
 }
+

@@ -101,6 +101,24 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertEqual(reading.summary, "2??  digit 2: not a digit (97.0%); digit 3: 7 60.0%, 1 1.0%")
     }
 
+    /// A digit whose reading depends on how the ink was cut keeps the share of its probability
+    /// that the cut has: below the threshold it becomes `?`, and the text and confidence follow.
+    func testDoubt_ScalesTheChosenDigitsAndRedoesTheText() {
+        let digits = [(3, Float(0.99)), (6, 0.95)].map { d, p in
+            ReadDigit(digit: d, confidence: p, notADigit: 0, top: [(d, p), (8, 0.01)], probabilities: [p],
+                      box: InkBox(x0: 0, y0: 0, x1: 1, y1: 1), strokes: [])
+        }
+        var reading = NumberReading(text: "36", confidence: 0.99 * 0.95, digits: digits, threshold: 0.9)
+        reading.doubt(by: 0.8) { $0.bestGuess == 6 }
+        XCTAssertEqual(reading.text, "3?")
+        XCTAssertEqual(reading.bestText, "36")
+        XCTAssertEqual(reading.digits[1].confidence, 0.76, accuracy: 1e-6)
+        XCTAssertEqual(reading.digits[1].top[1].probability, 0.008, accuracy: 1e-6)
+        XCTAssertEqual(reading.digits[1].probabilities, [0.76])
+        XCTAssertEqual(reading.digits[0].confidence, 0.99)
+        XCTAssertEqual(reading.confidence, 0.99 * 0.76, accuracy: 1e-6)
+    }
+
     /// A tap on a canvas is a dot against the canvas, not a blob filling the box (read as a 4 once).
     func testRead_ALoneTapIsNotADigit() throws {
         let tap = Drawing(strokes: [[StrokePoint(x: 140, y: 140), StrokePoint(x: 141, y: 140.5)]], canvasWidth: 280, canvasHeight: 280)

@@ -4,7 +4,7 @@ import Foundation
 import XCTest
 
 /// Reading photos and scans end to end with the shipped model: a 5 whose hat is a separate
-/// piece of ink, touching digits, a shadowed page, light ink on a board, small pre-cropped
+/// piece of ink, touching digits, digits that cross, a shadowed page, light ink on a board, small pre-cropped
 /// digits of either polarity, and `maxDigits` 1 on an image.
 final class PageReaderTests: XCTestCase {
     private static var recognizer: DigitRecognizer?
@@ -86,6 +86,22 @@ final class PageReaderTests: XCTestCase {
         // Each digit's box lies mostly over its own true box.
         for (d, truth) in zip(reading.digits, paper.digitBoxes) {
             XCTAssertEqual(d.box.midX, Float(truth.x0 + truth.x1) / 2, accuracy: 0.25 * Float(truth.height))
+        }
+    }
+
+    /// Digits written into each other (a 7's bar running into a 0, a 3's tail across a 6, a 7's
+    /// stem across a 4's arm): one piece of ink that no seam parts, read by following the strokes
+    /// through the crossing.
+    func testDigitsThatCrossAreReadByFollowingTheirStrokes() throws {
+        var seamsOnly = PageOptions()
+        seamsOnly.followsStrokes = false
+        for (a, b, variant, gap) in [(7, 0, "a", Float(-0.25)), (3, 6, "c", -0.25), (7, 4, "b", -0.35)] {
+            let number = Self.number([try Self.fixture(a, variant), try Self.fixture(b, variant)], gap: gap)
+            var rng = SplitMix64(seed: 2)
+            let image = try Self.decoded(try Self.clean().render(number, rng: &rng))
+            XCTAssertEqual(InkComponents(InkMap(Page(image))).writing().components.count, 1, "\(a)\(b): one piece of ink")
+            XCTAssertEqual(try recognizer().read(image: image).bestText, "\(a)\(b)")
+            XCTAssertNotEqual(try recognizer().read(image: image, options: seamsOnly).bestText, "\(a)\(b)", "seams alone do not part \(a)\(b)")
         }
     }
 

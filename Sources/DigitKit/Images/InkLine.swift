@@ -7,11 +7,14 @@ struct InkLine {
         var component: Int
         var pixels: [Int]
         var x0: Int, y0: Int, x1: Int, y1: Int   // inclusive
+        /// A hash of the pixels: the same ink cut the same way has the same identity in any line.
+        var identity: Int
         var box: InkBox { InkBox(x0: Float(x0), y0: Float(y0), x1: Float(x1), y1: Float(y1)) }
 
         init(component: Int, pixels: [Int], width: Int) {
             self.component = component
             self.pixels = pixels
+            identity = pixels.hashValue
             x0 = .max; y0 = .max; x1 = -1; y1 = -1
             for p in pixels {
                 let x = p % width, y = p / width
@@ -58,6 +61,13 @@ struct InkLine {
         guard Float(a.y1 - a.y0 + 1) >= tall, Float(b.y1 - b.y0 + 1) >= tall else { return false }
         let gap = max(b.x0 - a.x1, a.x0 - b.x1) - 1
         return Float(gap) >= 0.04 * height
+    }
+
+    /// The identity of a run of pieces (see `Piece.identity`).
+    func identity(_ run: Range<Int>) -> Int {
+        var hasher = Hasher()
+        for piece in pieces[run] { hasher.combine(piece.identity) }
+        return hasher.finalize()
     }
 
     /// Every piece as one digit (`maxDigits` 1).

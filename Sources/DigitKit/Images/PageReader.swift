@@ -21,6 +21,11 @@ public struct PageOptions: Sendable, Equatable {
     /// drawing's cost of 4, fold 0's model read 0.75 points fewer development photos exactly and
     /// answered none more: docs/numbers.md).
     public var notADigitCost: Float? = nil
+    /// Whether a piece of ink whose strokes cross is also read cut into its strokes
+    /// (`InkStrokes`) rather than along seams, the better reading kept: digits that overlap (a
+    /// 7's bar running into a 0) come apart where no seam parts them. When the two cuts read
+    /// differently, the piece's digits are only as sure as the cut kept (docs/images.md).
+    public var followsStrokes = true
     public init() {}
 }
 
@@ -40,7 +45,8 @@ extension DigitRecognizer {
     /// background (paper, light gradients, shadows) is estimated by a grey closing a few pen widths
     /// across and removed, the ink is found by a threshold with hysteresis, specks and ink touching
     /// the border are dropped, and the ink's connected components are grouped into digits and
-    /// touching digits cut (`InkSeams`) by the same candidate search as drawings (`read(_:)`).
+    /// touching digits cut (`InkSeams`, and where strokes cross `InkStrokes`) by the same
+    /// candidate search as drawings (`read(_:)`).
     /// Each candidate keeps its anti-aliased gray levels, is fitted in 20×20 keeping its aspect
     /// and centred by mass in 28×28.
     public func read(image: DecodedImage, options: PageOptions = .init()) throws -> NumberReading {
@@ -54,21 +60,32 @@ extension DigitRecognizer {
         guard let line = found.line() else {
             return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold)
         }
-        let toImage = Float(working.factor * image.scale)
-        let candidates = options.reader.maxDigits == 1 ? line.allAsOne : line.candidates
-        // The reader weighs the core boxes; the digits are given their full boxes after (the
-        // `strokes` of a digit carry its run of pieces until then).
-        var full: [Range<Int>: InkBox] = [:]
         var reader = options.reader
         reader.overlapPenalty = options.overlapPenalty
         reader.notADigitCost = options.notADigitCost
-        let reading = try read(pieces: line.pieces.count, candidates: candidates, lineHeight: line.height,
-                               box: { run in
-                                   full[run] = line.box(run)
-                                   return line.coreBox(run)
-                               }, strokes: { run in [run.lowerBound, run.upperBound] }, options: reader) { run, pixels in
-            line.render(run, ink: map.ink, into: pixels)
+        // Components cut along seams; then, left to right, each wide one cut into its strokes
+        // instead where that reads better, its digits doubted when the two cuts disagree.
+        let scored = ScoredRuns()
+        var (reading, full) = try read(line, ink: map.ink, options: reader, scored: scored)
+        if options.followsStrokes, reader.maxDigits != 1 {
+            var cut: [Int: [[Int]]] = [:]
+            for k in Set(line.pieces.map(\.component)).sorted() {
+                let strokes = found.strokes(of: k, lineHeight: line.height)
+                guard !strokes.isEmpty else { continue }
+                var trial = cut
+                trial[k] = strokes
+                guard let other = found.line(strokes: trial) else { continue }
+                var tried = try read(other, ink: map.ink, options: reader, scored: scored)
+                guard tried.reading.score > reading.score else { continue }
+                if tried.reading.bestText != reading.bestText {
+                    let share = 1 / (1 + exp(reading.score - tried.reading.score))
+                    tried.reading.doubt(by: share) { digit in other.pieces[digit.strokes[0]..<digit.strokes[1]].contains { $0.component == k } }
+                }
+                (reading, full) = tried
+                cut = trial
+            }
         }
+        let toImage = Float(working.factor * image.scale)
         var scaled = reading
         for k in scaled.digits.indices {
             let s = scaled.digits[k].strokes
@@ -77,6 +94,24 @@ extension DigitRecognizer {
             scaled.digits[k].box = InkBox(x0: b.x0 * toImage, y0: b.y0 * toImage, x1: (b.x1 + 1) * toImage, y1: (b.y1 + 1) * toImage)
         }
         return scaled
+    }
+
+    /// The best reading of a line of pieces, and the full boxes of its candidates (the reader
+    /// weighs their core boxes; the digits are given their full boxes after: the `strokes` of a
+    /// digit carry its run of pieces until then).
+    /// The probabilities of runs that `scored` holds are not computed again.
+    private func read(_ line: InkLine, ink: Page, options: NumberReaderOptions, scored: ScoredRuns) throws -> (reading: NumberReading, full: [Range<Int>: InkBox]) {
+        let candidates = options.maxDigits == 1 ? line.allAsOne : line.candidates
+        var full: [Range<Int>: InkBox] = [:]
+        let reading = try read(pieces: line.pieces.count, candidates: candidates, lineHeight: line.height,
+                               box: { run in
+                                   full[run] = line.box(run)
+                                   return line.coreBox(run)
+                               }, strokes: { run in [run.lowerBound, run.upperBound] }, options: options,
+                               scored: (line.identity, scored)) { run, pixels in
+            line.render(run, ink: ink, into: pixels)
+        }
+        return (reading, full)
     }
 
     /// A pre-cropped digit. The ground is the median of the border (its polarity from the border's
@@ -104,3 +139,20 @@ extension DigitRecognizer {
         return NumberReading(r, box: box, strokes: [])
     }
 }
+
+extension NumberReading {
+    /// Scales the probabilities of the digits `which` selects by `share`, the probability that
+    /// the ink was cut right: when two ways of cutting a piece of ink read differently, a digit is
+    /// only as sure as the cut it comes from.
+    mutating func doubt(by share: Float, which: (ReadDigit) -> Bool) {
+        for k in digits.indices where which(digits[k]) {
+            digits[k].confidence *= share
+            digits[k].top = digits[k].top.map { ($0.digit, $0.probability * share) }
+            digits[k].probabilities = digits[k].probabilities.map { $0 * share }
+            if digits[k].confidence < threshold { digits[k].digit = nil }
+        }
+        text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
+        confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
+    }
+}
+

@@ -36,6 +36,9 @@ public struct NumberReading: Sendable {
     public var confidence: Float
     public var digits: [ReadDigit]
     public var threshold: Float
+    /// The reading's score for the search that found it: the sum over its digits of log P(digit)
+    /// and the geometry terms (`NumberReaderOptions`).
+    var score: Float = 0
     /// True when every digit is above the threshold (and there is at least one).
     public var isAnswered: Bool { !digits.isEmpty && digits.allSatisfy { $0.digit != nil } }
     public var isEmpty: Bool { digits.isEmpty }
@@ -112,13 +115,28 @@ extension DigitRecognizer {
     /// right, the runs of them that may be one digit (`candidates[i]`: the ends `j` of runs `i..<j`),
     /// the box of a run and the 28×28 image of a run (`render`). Every candidate is scored by the
     /// network; the best reading is found by dynamic programming.
+    ///
+    /// With `scored`, the probabilities of runs already scored in another reading of the same ink
+    /// (the same key from `scored.key`) are taken from it, and those of new runs added.
     func read(pieces n: Int, candidates: [[Int]], lineHeight h: Float, box: (Range<Int>) -> InkBox,
               strokes: (Range<Int>) -> [Int], options: NumberReaderOptions,
+              scored: (key: (Range<Int>) -> Int, cache: ScoredRuns)? = nil,
               render: (Range<Int>, UnsafeMutableBufferPointer<Float>) -> Void) throws -> NumberReading {
         guard n > 0 else { return .empty(threshold: threshold) }
         var runs: [Range<Int>] = []
         for i in 0..<n { for j in candidates[i] { runs.append(i..<j) } }
-        let probabilities = scoreRuns(runs, classes: options.usesNotADigit ? network.classCount : 10, render: render)
+        let classes = options.usesNotADigit ? network.classCount : 10
+        let probabilities: [[Float]]
+        if let scored {
+            let keys = runs.map(scored.key)
+            let new = runs.indices.filter { scored.cache.probabilities[keys[$0]] == nil }
+            for (k, p) in zip(new, scoreRuns(new.map { runs[$0] }, classes: classes, render: render)) {
+                scored.cache.probabilities[keys[k]] = p
+            }
+            probabilities = keys.map { scored.cache.probabilities[$0]! }
+        } else {
+            probabilities = scoreRuns(runs, classes: classes, render: render)
+        }
         var score: [Range<Int>: (Float, Int)] = [:]   // run → (log score, index into runs)
         var boxes: [Range<Int>: InkBox] = [:]
         for (k, run) in runs.enumerated() {
@@ -175,6 +193,7 @@ extension DigitRecognizer {
         guard var state = endingAt[n].max(by: { best[$0]!.score < best[$1]!.score }) else {
             throw DigitError(.limit, "the ink cannot be read as a number of at most \(bound ?? 0) digits")
         }
+        let total = best[state]!.score
         var path: [Range<Int>] = []
         while true {
             path.append(state.run)
@@ -195,7 +214,14 @@ extension DigitRecognizer {
         }
         let text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
         let confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
-        return NumberReading(text: text, confidence: confidence, digits: digits, threshold: threshold)
+        var reading = NumberReading(text: text, confidence: confidence, digits: digits, threshold: threshold)
+        reading.score = total
+        return reading
+    }
+
+    /// The class probabilities of the runs scored so far in readings of one piece of ink, by key.
+    final class ScoredRuns {
+        var probabilities: [Int: [Float]] = [:]
     }
 
     /// The class probabilities (digits 0…9, then "not a digit" when the network has it) of each run.

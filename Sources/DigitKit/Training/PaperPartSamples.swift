@@ -1,8 +1,10 @@
 import DigitFormats
 import Foundation
 
-/// Candidates cut from synthetic photos of numbers, exactly as the page reader cuts and renders
-/// them: what the network must score when it reads paper. The "not a digit" output learned from
+/// Candidates cut from synthetic photos of numbers along seams, exactly as the page reader cuts
+/// and renders them: what the network must score when it reads paper. (The reader's other cut,
+/// into strokes where strokes cross, is not trained on: trained on too, it made development
+/// photos no better read and MNIST a little worse; docs/images.md.) The "not a digit" output learned from
 /// pieces of pen drawings (`NumberPartSamples`) does not carry over to photos, whose ink is found
 /// by thresholds and cut along seams, so a piece of a digit or two touching digits read as one
 /// confident digit there (docs/images.md).

@@ -38,6 +38,8 @@ struct EvalCommand: CLICommand {
                             the network's "not a digit" output does for reading)
       --not-a-digit-cost C  what reading a candidate as "not a digit" costs, in log-probability,
                             or "off" (for analysis; default 4 for drawings, off for images)
+      --seams-only          images: cut touching digits along seams only, never into their
+                            strokes (for analysis: what following strokes does)
     \(rasterOptionsHelp)
 
     Drawings that cannot be read are reported on stderr, one line each, and left out of the
@@ -79,6 +81,7 @@ struct EvalCommand: CLICommand {
             reading.notADigitCost = cost
             page.notADigitCost = cost
         }
+        if args.flag("--seams-only") { page.followsStrokes = false }
         page.reader = reading
         let overrides = try RasterOverrides(&args)
         let rest = try args.positionals()

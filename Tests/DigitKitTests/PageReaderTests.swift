@@ -105,6 +105,21 @@ final class PageReaderTests: XCTestCase {
         }
     }
 
+    /// Where the seams and the strokes read the same ink differently, the digits of the cut kept
+    /// are only as sure as that cut against the other: a 1 touching a 6 that seams alone answer
+    /// `16` is read `16` still, but not sure.
+    func testDigitsTwoCutsReadDifferentlyAreNotSure() throws {
+        let number = Self.number([try Self.fixture(1), try Self.fixture(6)], gap: -0.05)
+        var rng = SplitMix64(seed: 2)
+        let image = try Self.decoded(try Self.clean().render(number, rng: &rng))
+        var seamsOnly = PageOptions()
+        seamsOnly.followsStrokes = false
+        XCTAssertEqual(try recognizer().read(image: image, options: seamsOnly).text, "16")
+        let reading = try recognizer().read(image: image)
+        XCTAssertEqual(reading.bestText, "16")
+        XCTAssertFalse(reading.isAnswered, reading.summary)
+    }
+
     func testAShadowedPageIsReadAndTheShadowsEdgeIsNotInk() throws {
         var renderer = Self.clean()
         renderer.shadowShare = 1

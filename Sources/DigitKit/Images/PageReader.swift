@@ -24,7 +24,8 @@ public struct PageOptions: Sendable, Equatable {
     /// Whether a piece of ink whose strokes cross is also read cut into its strokes
     /// (`InkStrokes`) rather than along seams, the better reading kept: digits that overlap (a
     /// 7's bar running into a 0) come apart where no seam parts them. When the two cuts read
-    /// differently, the piece's digits are only as sure as the cut kept (docs/images.md).
+    /// differently, the piece's digits, whichever cut is kept, are only as sure as that cut is
+    /// against the other (docs/images.md).
     public var followsStrokes = true
     public init() {}
 }
@@ -64,11 +65,13 @@ extension DigitRecognizer {
         reader.overlapPenalty = options.overlapPenalty
         reader.notADigitCost = options.notADigitCost
         // Components cut along seams; then, left to right, each wide one cut into its strokes
-        // instead where that reads better, its digits doubted when the two cuts disagree.
+        // instead where that reads better; where the two cuts read differently, the digits of
+        // that component keep the share of their probability that the kept cut has.
         let scored = ScoredRuns()
         var (reading, full) = try read(line, ink: map.ink, options: reader, scored: scored)
         if options.followsStrokes, reader.maxDigits != 1 {
             var cut: [Int: [[Int]]] = [:]
+            var current = line
             for k in Set(line.pieces.map(\.component)).sorted() {
                 let strokes = found.strokes(of: k, lineHeight: line.height)
                 guard !strokes.isEmpty else { continue }
@@ -76,12 +79,19 @@ extension DigitRecognizer {
                 trial[k] = strokes
                 guard let other = found.line(strokes: trial) else { continue }
                 var tried = try read(other, ink: map.ink, options: reader, scored: scored)
-                guard tried.reading.score > reading.score else { continue }
+                let better = tried.reading.score > reading.score
                 if tried.reading.bestText != reading.bestText {
-                    let share = 1 / (1 + exp(reading.score - tried.reading.score))
-                    tried.reading.doubt(by: share) { digit in other.pieces[digit.strokes[0]..<digit.strokes[1]].contains { $0.component == k } }
+                    // The digits of this piece, by whichever cut is kept, are only as sure as that cut.
+                    let share = 1 / (1 + exp(-abs(tried.reading.score - reading.score)))
+                    if better {
+                        tried.reading.doubt(by: share) { digit in other.pieces[digit.strokes[0]..<digit.strokes[1]].contains { $0.component == k } }
+                    } else {
+                        reading.doubt(by: share) { digit in current.pieces[digit.strokes[0]..<digit.strokes[1]].contains { $0.component == k } }
+                    }
                 }
+                guard better else { continue }
                 (reading, full) = tried
+                current = other
                 cut = trial
             }
         }

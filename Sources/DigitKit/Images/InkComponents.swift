@@ -94,10 +94,8 @@ struct InkComponents {
 
     /// The line of digits: the writing (`writing()`) near the main line, as pieces left to right —
     /// components that may hold several touching digits are cut along seams (`InkSeams`) — with
-    /// the runs of pieces that may be one digit. The components in `strokes` (indices into
-    /// `components`) are cut into the pieces given there instead (their strokes, from
-    /// `strokes(of:lineHeight:)`).
-    func line(strokes: [Int: [[Int]]] = [:]) -> InkLine? {
+    /// the runs of pieces that may be one digit.
+    func line() -> InkLine? {
         var (kept, hc) = writing()
         guard !kept.isEmpty else { return nil }
         // The line's middle: the middle of the components weighted by their ink.
@@ -108,25 +106,18 @@ struct InkComponents {
         let lineHeight = max(Float(kept.map { components[$0].height }.max() ?? 1), 1)
         var pieces: [InkLine.Piece] = []
         for k in kept {
-            for part in strokes[k] ?? cut(components[k], lineHeight: lineHeight) where !part.isEmpty {
-                pieces.append(InkLine.Piece(component: k, pixels: part, width: page.width))
+            let c = components[k]
+            let seams = InkSeams(component: c, page: page, strokeWidth: strokeWidth, contrast: contrast, lineHeight: lineHeight).seams
+            var parts = [[Int]](repeating: [], count: seams.count + 1)
+            for p in c.pixels {
+                let x = p % page.width, row = p / page.width - c.y0
+                var part = 0
+                while part < seams.count && x >= seams[part][row] { part += 1 }
+                parts[part].append(p)
             }
+            for part in parts where !part.isEmpty { pieces.append(InkLine.Piece(component: k, pixels: part, width: page.width)) }
         }
-        pieces.sort { ($0.box.midX, $0.component, $0.x0, $0.y0) < ($1.box.midX, $1.component, $1.x0, $1.y0) }
         return InkLine(pieces: pieces, labels: labels, width: page.width, height: lineHeight)
-    }
-
-    /// The ink of `c` cut along its seams (`InkSeams`), left to right.
-    func cut(_ c: Component, lineHeight: Float) -> [[Int]] {
-        let seams = InkSeams(component: c, page: page, strokeWidth: strokeWidth, contrast: contrast, lineHeight: lineHeight).seams
-        var parts = [[Int]](repeating: [], count: seams.count + 1)
-        for p in c.pixels {
-            let x = p % page.width, row = p / page.width - c.y0
-            var part = 0
-            while part < seams.count && x >= seams[part][row] { part += 1 }
-            parts[part].append(p)
-        }
-        return parts
     }
 
     /// Component `k` cut into its strokes, followed through crossings (`InkStrokes`); empty when

@@ -91,9 +91,11 @@ struct InkStrokes {
         var out = [[Int]](repeating: [], count: count)
         for p in c.pixels {
             let k = Self.cell(p, c, pageWidth, f, w)
-            var strokes = shared[k]
-            if owner[k] >= 0 { strokes.append(Int(owner[k])) }
-            for s in Set(strokes).sorted() { out[s].append(p) }
+            if shared[k].isEmpty {
+                if owner[k] >= 0 { out[Int(owner[k])].append(p) }
+                continue
+            }
+            for s in Set(shared[k] + (owner[k] >= 0 ? [Int(owner[k])] : [])).sorted() { out[s].append(p) }
         }
         strokes = out.filter { !$0.isEmpty }
         if strokes.count < 2 { strokes = [] }

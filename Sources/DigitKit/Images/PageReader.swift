@@ -70,14 +70,11 @@ extension DigitRecognizer {
         let scored = ScoredRuns()
         var (reading, full) = try read(line, ink: map.ink, options: reader, scored: scored)
         if options.followsStrokes, reader.maxDigits != 1 {
-            var cut: [Int: [[Int]]] = [:]
             var current = line
             for k in Set(line.pieces.map(\.component)).sorted() {
                 let strokes = found.strokes(of: k, lineHeight: line.height)
                 guard !strokes.isEmpty else { continue }
-                var trial = cut
-                trial[k] = strokes
-                guard let other = found.line(strokes: trial) else { continue }
+                let other = current.replacing(component: k, with: strokes)
                 var tried = try read(other, ink: map.ink, options: reader, scored: scored)
                 let better = tried.reading.score > reading.score
                 if tried.reading.bestText != reading.bestText {
@@ -92,7 +89,6 @@ extension DigitRecognizer {
                 guard better else { continue }
                 (reading, full) = tried
                 current = other
-                cut = trial
             }
         }
         let toImage = Float(working.factor * image.scale)
@@ -161,8 +157,7 @@ extension NumberReading {
             digits[k].probabilities = digits[k].probabilities.map { $0 * share }
             if digits[k].confidence < threshold { digits[k].digit = nil }
         }
-        text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
-        confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
+        updateTextAndConfidence()
     }
 }
 

@@ -212,9 +212,7 @@ extension DigitRecognizer {
                                     notADigit: p.count > 10 ? p[10] : 0, top: order.prefix(3).map { ($0, p[$0]) },
                                     probabilities: Array(p.prefix(10)), raster: raster, box: boxes[run]!, strokes: strokes(run)))
         }
-        let text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
-        let confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
-        var reading = NumberReading(text: text, confidence: confidence, digits: digits, threshold: threshold)
+        var reading = NumberReading(digits: digits, threshold: threshold)
         reading.score = total
         return reading
     }
@@ -247,6 +245,18 @@ extension DigitRecognizer {
 }
 
 extension NumberReading {
+    /// A reading of `digits`, its text and confidence made from theirs.
+    init(digits: [ReadDigit], threshold: Float) {
+        self.init(text: "", confidence: 0, digits: digits, threshold: threshold)
+        updateTextAndConfidence()
+    }
+
+    /// Makes `text` and `confidence` from the digits (after their answers changed).
+    mutating func updateTextAndConfidence() {
+        text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
+        confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
+    }
+
     /// The reading of a drawing or image with no ink: no digits, empty text.
     public static func empty(threshold: Float) -> NumberReading {
         NumberReading(text: "", confidence: 0, digits: [], threshold: threshold)

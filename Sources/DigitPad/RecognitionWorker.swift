@@ -120,8 +120,7 @@ final class RecognitionWorker: @unchecked Sendable {
                 return (.success(reading), r)
             case let .image(path):
                 var page = PageOptions()
-                page.reader = options
-                if single { page.reader.maxDigits = 1 }
+                page.reader.maxDigits = single ? 1 : options.maxDigits
                 return (.success(try recognizer.read(imageAt: path, options: page)), nil)
             }
         } catch let error as DigitError {

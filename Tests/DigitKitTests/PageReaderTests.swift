@@ -200,6 +200,16 @@ final class PageReaderTests: XCTestCase {
         XCTAssertEqual(reading.digits[0].raster, gray.map { Float($0) / 255 })
     }
 
+    func testPagesAreReadWithThePaperOptionsAndOnlyTheseDifferFromADrawings() {
+        XCTAssertEqual(PageOptions().reader, NumberReaderOptions.paper)
+        var drawing = NumberReaderOptions.paper
+        XCTAssertEqual(drawing.overlapPenalty, 0)
+        XCTAssertNil(drawing.notADigitCost)
+        drawing.overlapPenalty = NumberReaderOptions().overlapPenalty
+        drawing.notADigitCost = NumberReaderOptions().notADigitCost
+        XCTAssertEqual(drawing, NumberReaderOptions())
+    }
+
     func testMaxDigitsOneReadsAllTheInkAsOneDigit() throws {
         var options = PageOptions()
         options.reader.maxDigits = 1

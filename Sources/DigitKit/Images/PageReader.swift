@@ -7,20 +7,8 @@ public struct PageOptions: Sendable, Equatable {
     public var workingSide = 1200
     /// Images at most this many pixels on each side are read as one pre-cropped digit.
     public var singleDigitSide = 64
-    /// The number reader's options; its `overlapPenalty` is replaced by `overlapPenalty` below.
-    public var reader = NumberReaderOptions()
-    /// The penalty per unit of overlap between neighbouring digits' boxes (see
-    /// `NumberReaderOptions.overlapPenalty`). None by default: on paper, digits written close
-    /// together overlap as boxes without sharing a stroke, and digits cut apart along a slanted
-    /// seam share columns, so overlap is no sign of a wrong reading (on the development pictures
-    /// the drawing's penalty of 3 cost 1.5 points of exact matches).
-    public var overlapPenalty: Float = 0
-    /// What reading a candidate as "not a digit" costs (see `NumberReaderOptions.notADigitCost`).
-    /// Never on paper by default: the ink found on a page is meant to be digits, and two touching
-    /// digits that no seam parts well are better read as the digits they most resemble (with the
-    /// drawing's cost of 4, fold 0's model read 0.75 points fewer development photos exactly and
-    /// answered none more: docs/numbers.md).
-    public var notADigitCost: Float? = nil
+    /// The number reader's options for paper (`NumberReaderOptions.paper`): set `maxDigits` here.
+    public var reader = NumberReaderOptions.paper
     /// Whether a piece of ink whose strokes cross is also read cut into its strokes
     /// (`InkStrokes`) rather than along seams, the better reading kept: digits that overlap (a
     /// 7's bar running into a 0) come apart where no seam parts them. When the two cuts read
@@ -61,9 +49,7 @@ extension DigitRecognizer {
         guard let line = found.line() else {
             return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold)
         }
-        var reader = options.reader
-        reader.overlapPenalty = options.overlapPenalty
-        reader.notADigitCost = options.notADigitCost
+        let reader = options.reader
         // Components cut along seams; then, left to right, each wide one cut into its strokes
         // instead where that reads better; where the two cuts read differently, the digits of
         // that component keep the share of their probability that the kept cut has.

@@ -79,10 +79,11 @@ struct EvalCommand: CLICommand {
                 cost = c
             }
             reading.notADigitCost = cost
-            page.notADigitCost = cost
+            page.reader.notADigitCost = cost
         }
         if args.flag("--seams-only") { page.followsStrokes = false }
-        page.reader = reading
+        page.reader.maxDigits = reading.maxDigits
+        page.reader.usesNotADigit = reading.usesNotADigit
         let overrides = try RasterOverrides(&args)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {

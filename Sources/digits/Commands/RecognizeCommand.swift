@@ -70,8 +70,7 @@ struct RecognizeCommand: CLICommand {
         var status = ExitCode.ok
         var out = ""
         var page = PageOptions()
-        page.reader = reading
-        if single { page.reader.maxDigits = 1 }
+        page.reader.maxDigits = single ? 1 : reading.maxDigits
         func emit(_ source: String, _ index: Int, _ label: String?, _ answer: String) {
             out += json ? answer + "\n" : "\(source)#\(index): \(answer)" + (label.map { "  (label \($0))" } ?? "") + "\n"
             if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }

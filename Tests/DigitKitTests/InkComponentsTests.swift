@@ -35,6 +35,15 @@ final class InkComponentsTests: XCTestCase {
         for x in 0..<w { XCTAssertLessThanOrEqual(abs(closed[x] - paper[x]), 3) }
     }
 
+    func testOtsu_SplitsTwoLevelsBetweenThem() {
+        var rng = SplitMix64(seed: 3)
+        let values = (0..<3000).map { i -> Float in (i % 3 == 0 ? 40 : 200) + rng.uniform(-15, 15) }
+        let t = Morphology.otsu(values)
+        XCTAssertGreaterThan(t, 56)
+        XCTAssertLessThan(t, 184)
+        XCTAssertEqual(Morphology.otsu([]), 128, "nothing to split")
+    }
+
     func testSelect_IsTheKthSmallest() {
         var rng = SplitMix64(seed: 2)
         for n in [1, 2, 7, 100] {
@@ -62,6 +71,40 @@ final class InkComponentsTests: XCTestCase {
             XCTAssertEqual(map.strokeWidth, 4, accuracy: 1)
             XCTAssertEqual(map.ink.values[50 * 160 + 41], inverted ? 170 : 150, accuracy: 1, "full ink is the contrast")
             XCTAssertEqual(map.ink.values[10 * 160 + 10], 0, "paper is no ink")
+        }
+    }
+
+    /// A ring (an elliptic band `pen` pixels wide, a tenth of the height or more from the edges) on
+    /// gray paper, or the inverse.
+    static func ring(width w: Int, height h: Int, pen: Float, inverted: Bool = false) -> (page: Page, isInk: [Bool]) {
+        var v = [Float](repeating: inverted ? 50 : 190, count: w * h), isInk = [Bool](repeating: false, count: w * h)
+        let cx = Float(w) / 2, cy = Float(h) / 2, rx = 0.38 * Float(w) - pen / 2, ry = 0.4 * Float(h) - pen / 2
+        for y in 0..<h {
+            for x in 0..<w {
+                let dx = (Float(x) + 0.5 - cx) / rx, dy = (Float(y) + 0.5 - cy) / ry
+                let r = (dx * dx + dy * dy).squareRoot()
+                // Distance from the ellipse, roughly, in pixels.
+                if abs(r - 1) * min(rx, ry) < pen / 2 { v[y * w + x] = inverted ? 220 : 40; isInk[y * w + x] = true }
+            }
+        }
+        return (Page(width: w, height: h, values: v), isInk)
+    }
+
+    func testInkMap_ABroadPenOnASmallCropIsInkAllAcross() {
+        // Pens from 6% to 25% of the long side: the ink is the whole band, not just its edges, and
+        // the inside of the ring is paper.
+        for (w, h, pen) in [(200, 160, Float(12)), (160, 120, 30), (200, 160, 45), (300, 300, 60)] {
+            for inverted in [false, true] {
+                let (page, isInk) = Self.ring(width: w, height: h, pen: pen, inverted: inverted)
+                let map = InkMap(page)
+                XCTAssertEqual(map.lightInk, inverted, "\(w)×\(h) pen \(pen)")
+                var inkFound = 0, inkAll = 0, paperFound = 0
+                for i in 0..<(w * h) {
+                    if isInk[i] { inkAll += 1; if map.ink.values[i] > 70 { inkFound += 1 } } else if map.ink.values[i] > 70 { paperFound += 1 }
+                }
+                XCTAssertGreaterThan(Float(inkFound), 0.95 * Float(inkAll), "\(w)×\(h) pen \(pen): the band's inside is ink")
+                XCTAssertLessThan(Float(paperFound), 0.02 * Float(inkAll), "\(w)×\(h) pen \(pen): the paper is not")
+            }
         }
     }
 

@@ -200,6 +200,15 @@ final class PageReaderTests: XCTestCase {
         XCTAssertEqual(reading.digits[0].raster, gray.map { Float($0) / 255 })
     }
 
+    func testAZeroWrittenWithAMarkerThatFillsTheCropIsRead() throws {
+        // A pen a fifth of the image's height: its strokes fill whole blocks of the paper's level.
+        for inverted in [false, true] {
+            let page = InkComponentsTests.ring(width: 160, height: 150, pen: 30, inverted: inverted).page
+            let reading = try recognizer().read(image: try Self.decoded(page.values.map { UInt8($0) }, width: 160, height: 150))
+            XCTAssertEqual(reading.text, "0", inverted ? "chalk on a board" : "marker on paper")
+        }
+    }
+
     func testPagesAreReadWithThePaperOptionsAndOnlyTheseDifferFromADrawings() {
         XCTAssertEqual(PageOptions().reader, NumberReaderOptions.paper)
         var drawing = NumberReaderOptions.paper

@@ -67,9 +67,14 @@ struct Page {
 ///    deviations). Dark ink on paper departs downwards, chalk on a board upwards; the side with
 ///    more such departure is the ink. When neither clearly dominates, a dark page means light ink.
 /// 2. **Pen width.** The pixels departing from the level by more than 6 noise deviations are a
-///    rough mask of the ink; its mean width (2 · area / boundary) is the pen's.
+///    rough mask of the ink; its mean width (2 · area / boundary) is the pen's. A pen a third of a
+///    block wide or more (a marker filling a small crop) may fill whole blocks, whose level then
+///    follows the ink, so only the edges of its strokes depart: then one threshold over the page
+///    (Otsu's) splits it in two, and where the paper side holds all the border and the other side
+///    has strokes more than 1.5 times as broad, that side is the ink.
 /// 3. **Background.** A grey closing (for dark ink; for light ink the same on the inverted page)
-///    over a square three pen widths across fills every stroke in with the paper around it and
+///    over a square three pen widths across (at most a tenth of the long side, or 1.5 pen widths
+///    and two pixels if that is wider) fills every stroke in with the paper around it and
 ///    keeps gradients, vignettes and the edges of shadows, which are wider than any stroke. The
 ///    page is smoothed over 3×3 first so the closing does not climb onto the grain's highlights.
 /// 4. **Ink.** Background minus page, at the page's full resolution and anti-aliasing.
@@ -85,7 +90,32 @@ struct InkMap {
 
     init(_ page: Page) {
         let w = page.width, h = page.height
-        let level = Morphology.blockQuantile(page.values, width: w, height: h, block: max(8, max(w, h) / 16), q: 0.5)
+        let block = max(8, max(w, h) / 16)
+        var found = Self.departures(page, block: block)
+        // A pen a third of a block wide or more (a marker filling a small crop) may fill whole
+        // blocks, whose level then follows the ink, so that only the edges of its strokes depart
+        // from it: where one threshold over the page finds strokes much broader than that, with
+        // paper all around, they are the ink.
+        if 3 * found.strokeWidth > Float(block), let broad = Self.split(page), broad.strokeWidth > 1.5 * found.strokeWidth {
+            found = broad
+        }
+        (lightInk, strokeWidth) = found
+        // The closing must be wider than the pen to fill its strokes in.
+        let widest = max(7, max(w, h) / 10, Int((1.5 * strokeWidth).rounded(.up)) + 2)
+        window = min(max(7, Int((3 * strokeWidth).rounded())), widest) | 1
+
+        let inkHigh = lightInk ? page.values.map { 255 - $0 } : page.values
+        let paper = Morphology.closing(Morphology.mean3(inkHigh, width: w, height: h), width: w, height: h, radius: window / 2)
+        var out = [Float](repeating: 0, count: w * h)
+        for i in 0..<(w * h) { out[i] = max(0, paper[i] - inkHigh[i]) }
+        ink = page.with(out)
+    }
+
+    /// The polarity and the pen's width from the ink's departures from the page's level (the
+    /// median of blocks `block` pixels across, interpolated); steps 1 and 2 above.
+    private static func departures(_ page: Page, block: Int) -> (lightInk: Bool, strokeWidth: Float) {
+        let w = page.width, h = page.height
+        let level = Morphology.blockQuantile(page.values, width: w, height: h, block: block, q: 0.5)
         var residual = [Float](repeating: 0, count: w * h)
         for i in 0..<(w * h) { residual[i] = page.values[i] - level[i] }
         let sigma = 1.4826 * Morphology.quantile(residual.lazy.map { abs($0) }, 0.5, binsPerLevel: 8) + 1
@@ -96,21 +126,27 @@ struct InkMap {
             lighter += max(0, r - t)
         }
         let evidence = log((darker + 1) / (lighter + 1))
-        lightInk = abs(evidence) < 1 ? Morphology.quantile(page.values, 0.5) < 100 : evidence < 0
-
+        let lightInk = abs(evidence) < 1 ? Morphology.quantile(page.values, 0.5) < 100 : evidence < 0
         // A rough mask of the ink for the pen's width.
         let sign: Float = lightInk ? 1 : -1
         let rough = max(6 * sigma, 12)
         var mask = [Bool](repeating: false, count: w * h)
         for i in 0..<(w * h) { mask[i] = sign * residual[i] > rough }
-        strokeWidth = Self.strokeWidth(mask, width: w, height: h)
-        window = min(max(7, Int((3 * strokeWidth).rounded())), max(7, max(w, h) / 10)) | 1
+        return (lightInk, Self.strokeWidth(mask, width: w, height: h))
+    }
 
-        let inkHigh = lightInk ? page.values.map { 255 - $0 } : page.values
-        let paper = Morphology.closing(Morphology.mean3(inkHigh, width: w, height: h), width: w, height: h, radius: window / 2)
-        var out = [Float](repeating: 0, count: w * h)
-        for i in 0..<(w * h) { out[i] = max(0, paper[i] - inkHigh[i]) }
-        ink = page.with(out)
+    /// The polarity and the pen's width for a broad pen: Otsu's threshold splits the page in two,
+    /// and the paper is the side the border is on; nil when 5% of the border or more is on the
+    /// other side (a shadow or the edge of the sheet crosses it).
+    private static func split(_ page: Page) -> (lightInk: Bool, strokeWidth: Float)? {
+        let t = Morphology.otsu(page.values)
+        var below = 0, n = 0
+        for x in 0..<page.width { for y in [0, page.height - 1] { below += page.values[y * page.width + x] < t ? 1 : 0; n += 1 } }
+        for y in 0..<page.height { for x in [0, page.width - 1] { below += page.values[y * page.width + x] < t ? 1 : 0; n += 1 } }
+        guard 20 * below <= n || 20 * below >= 19 * n else { return nil }
+        let lightInk = 2 * below > n
+        let mask = page.values.map { lightInk ? $0 > t : $0 < t }
+        return (lightInk, Self.strokeWidth(mask, width: page.width, height: page.height))
     }
 
     /// Twice the area over the boundary of the mask's pieces that are not specks (at least 4

@@ -110,6 +110,27 @@ enum Morphology {
 
     /// The `q` quantile of each block of `block`×`block` pixels, interpolated bilinearly between
     /// the blocks' centres back to full size: a smooth estimate of the page's level.
+    /// Otsu's threshold: the level (0…255) that splits `values` into two classes with the most
+    /// variance between them (values below it, and the others); in the middle of an empty gap.
+    static func otsu(_ values: [Float]) -> Float {
+        var histogram = [Int](repeating: 0, count: 256)
+        for v in values where v.isFinite { histogram[Int(min(255, max(0, v)))] += 1 }
+        let n = histogram.reduce(0, +)
+        guard n > 0 else { return 128 }
+        let total = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
+        var below = 0, sumBelow = 0.0, best = -1.0, first = 127, last = 127
+        for t in 0..<255 {
+            below += histogram[t]
+            sumBelow += Double(t * histogram[t])
+            guard below > 0, below < n else { continue }
+            let m0 = sumBelow / Double(below), m1 = (total - sumBelow) / Double(n - below)
+            let between = Double(below) * Double(n - below) * (m0 - m1) * (m0 - m1)
+            if between > best * (1 + 1e-9) { best = between; first = t; last = t } else if between >= best * (1 - 1e-9) { last = t }
+        }
+        // Bins first…last hold the values below the split: it lies after them.
+        return Float(first + last) / 2 + 1
+    }
+
     static func blockQuantile(_ values: [Float], width w: Int, height h: Int, block: Int, q: Float) -> [Float] {
         let gx = (w + block - 1) / block, gy = (h + block - 1) / block
         var grid = [Float](repeating: 0, count: gx * gy)

@@ -42,6 +42,24 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertEqual(reading.confidence, reading.digits.reduce(1) { $0 * $1.confidence }, accuracy: 1e-6)
     }
 
+    func testRead_TheExpectedDigitsAreScoredAmongTheCandidates() throws {
+        let n = try number([2, 0, 2, 6])
+        XCTAssertNil(try recognizer().read(n.drawing).expectedScore, "not asked for")
+        var options = NumberReaderOptions()
+        options.expected = "2026"
+        let right = try recognizer().read(n.drawing, options: options)
+        XCTAssertEqual(right.bestText, "2026")
+        XCTAssertEqual(try XCTUnwrap(right.expectedScore), right.score, accuracy: 1e-5, "the reading is the best reading as 2026")
+        options.expected = "2086"
+        let other = try XCTUnwrap(try recognizer().read(n.drawing, options: options).expectedScore)
+        XCTAssertLessThan(other, right.score - 1, "an 8 for the 0 scores far lower")
+        XCTAssertGreaterThan(other, -.infinity)
+        options.expected = String(repeating: "1", count: 40)
+        XCTAssertEqual(try recognizer().read(n.drawing, options: options).expectedScore, -.infinity, "no cut of four digits makes forty")
+        options.expected = "A"
+        XCTAssertNil(try recognizer().read(n.drawing, options: options).expectedScore, "a label that is no number is not scored")
+    }
+
     func testRead_DigitsBelowTheThresholdBecomeQuestionMarks() throws {
         let r = try DigitRecognizer(weightsPath: TestPaths.weights.path, threshold: 1.0)
         let reading = try r.read(try number([2, 0, 2, 6]).drawing)
@@ -191,5 +209,25 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertEqual(report.answered, 0)
         XCTAssertEqual(report.refused, 1)
         XCTAssertEqual(report.nonNumbers, 1)
+        XCTAssertFalse(report.table.contains("wrong readings"), "nothing to say without expected scores")
+    }
+
+    func testReport_SaysWhyReadingsAreWrong() {
+        var report = NumberEvaluationReport()
+        func reading(_ digits: [Int], score: Float, expected: Float?) -> NumberReading {
+            let box = InkBox(x0: 0, y0: 0, x1: 1, y1: 1)
+            var r = NumberReading(digits: digits.map { ReadDigit(digit: $0, confidence: 1, notADigit: 0, top: [($0, 1)], box: box, strokes: []) }, threshold: 0.9)
+            r.score = score
+            r.expectedScore = expected
+            return r
+        }
+        report.add(reading([1, 2], score: -1, expected: -1), label: "12")          // right
+        report.add(reading([1, 7], score: -1, expected: -3), label: "12")          // the right digits scored lower
+        report.add(reading([1, 7], score: -1, expected: -0.5), label: "12")        // scored higher, not reached
+        report.add(reading([1, 7], score: -1, expected: -.infinity), label: "12")  // never cut that way
+        report.add(reading([1, 7], score: -1, expected: nil), label: "12")         // not analysed
+        XCTAssertEqual(report.exact, 1)
+        XCTAssertEqual([report.wrongScoredLower, report.wrongNotReached, report.wrongNotAmongCandidates], [1, 1, 1])
+        XCTAssertTrue(report.table.contains("wrong readings       3: right digits among the candidates, scored lower 1; scored higher, not reached 1; not among them 1"), report.table)
     }
 }

@@ -27,6 +27,12 @@ public struct NumberEvaluationReport: Sendable {
     public var refusedAsNotADigit = 0
     /// Numbers with no answer because some ink was called "not a digit".
     public var numbersCalledNotADigit = 0
+    /// Of the wrong best readings whose expected score was computed (`NumberReaderOptions.expected`):
+    /// the right digits were among the candidates but scored lower; scored higher but the search
+    /// did not reach them (a page's pieces are cut one at a time); not among the candidates.
+    public var wrongScoredLower = 0
+    public var wrongNotReached = 0
+    public var wrongNotAmongCandidates = 0
     /// Readings that could not be made (too many parts), with their errors.
     public var errors: [DigitError] = []
     public var threshold: Float = 0.9
@@ -53,7 +59,9 @@ public struct NumberEvaluationReport: Sendable {
         numbers += 1
         if reading.hasNotADigit { numbersCalledNotADigit += 1 }
         let truth = Array(label.utf8), best = Array(reading.bestText.utf8)
-        if truth == best { exact += 1 }
+        if truth == best { exact += 1 } else if let e = reading.expectedScore {
+            if e == -.infinity { wrongNotAmongCandidates += 1 } else if e < reading.score { wrongScoredLower += 1 } else { wrongNotReached += 1 }
+        }
         if reading.isAnswered {
             answered += 1
             if Array(reading.text.utf8) == truth { answeredRight += 1 }
@@ -98,6 +106,11 @@ public struct NumberEvaluationReport: Sendable {
                 + (numbersCalledNotADigit > 0 ? "; \(numbersCalledNotADigit) called not a digit" : "") + ")\n"
             s += "right among answered \(pct(selectiveAccuracy))   (\(answered - answeredRight) wrong)\n"
             s += "split / merged       \(splits) / \(merges) digits\n"
+            let analysed = wrongScoredLower + wrongNotReached + wrongNotAmongCandidates
+            if analysed > 0 {
+                s += "wrong readings       \(analysed): right digits among the candidates, scored lower \(wrongScoredLower); "
+                    + "scored higher, not reached \(wrongNotReached); not among them \(wrongNotAmongCandidates)\n"
+            }
         }
         if nonNumbers > 0 {
             s += "not digits           \(nonNumbers)\n"
@@ -114,6 +127,8 @@ public struct NumberEvaluationReport: Sendable {
         return "{\"numbers\":\(numbers),\"exact_match\":\(n(exactMatch)),\"digit_accuracy\":\(n(digitAccuracy)),"
             + "\"coverage\":\(n(coverage)),\"selective_accuracy\":\(n(selectiveAccuracy)),\"answered_wrong\":\(answered - answeredRight),"
             + "\"splits\":\(splits),\"merges\":\(merges),\"called_not_a_digit\":\(numbersCalledNotADigit),"
+            + "\"wrong_scored_lower\":\(wrongScoredLower),\"wrong_not_reached\":\(wrongNotReached),"
+            + "\"wrong_not_among_candidates\":\(wrongNotAmongCandidates),"
             + "\"non_numbers\":\(nonNumbers),\"refusal_rate\":\(n(refusalRate)),\"refused_as_not_a_digit\":\(refusedAsNotADigit),"
             + "\"threshold\":\(n(Double(threshold))),\"errors\":\(errors.count)}"
     }
@@ -129,6 +144,8 @@ extension NumberEvaluationReport {
             if let writers, !writers(record.writer) { continue }
             guard case let .success(drawing) = record.result, drawing.label != nil else { continue }
             do {
+                var options = options
+                options.expected = drawing.label
                 report.add(try recognizer.read(drawing, options: options), label: drawing.label)
             } catch let e as DigitError {
                 report.errors.append(e.inFile(record.source))

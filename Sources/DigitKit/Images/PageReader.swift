@@ -55,6 +55,8 @@ extension DigitRecognizer {
         // that component keep the share of their probability that the kept cut has.
         let scored = ScoredRuns()
         var (reading, full) = try read(line, ink: map.ink, options: reader, scored: scored)
+        // The best reading as the expected digits over every cut tried (`expectedScore`).
+        var expected = reading.expectedScore
         if options.followsStrokes, reader.maxDigits != 1 {
             var current = line
             for k in Set(line.pieces.map(\.component)).sorted() {
@@ -62,6 +64,7 @@ extension DigitRecognizer {
                 guard !strokes.isEmpty else { continue }
                 let other = current.replacing(component: k, with: strokes)
                 var tried = try read(other, ink: map.ink, options: reader, scored: scored)
+                if let e = tried.reading.expectedScore { expected = max(expected ?? e, e) }
                 let better = tried.reading.score > reading.score
                 if tried.reading.bestText != reading.bestText {
                     // The digits of this piece, by whichever cut is kept, are only as sure as that cut.
@@ -79,6 +82,7 @@ extension DigitRecognizer {
         }
         let toImage = Float(working.factor * image.scale)
         var scaled = reading
+        scaled.expectedScore = expected
         for k in scaled.digits.indices {
             let s = scaled.digits[k].strokes
             let b = full[s[0]..<s[1]]!

@@ -38,7 +38,12 @@ public struct NumberReading: Sendable {
     public var threshold: Float
     /// The reading's score for the search that found it: the sum over its digits of log P(digit)
     /// and the geometry terms (`NumberReaderOptions`).
-    var score: Float = 0
+    public internal(set) var score: Float = 0
+    /// For analysis, with `NumberReaderOptions.expected` (else nil): the best score (as `score`) of
+    /// a reading of the same candidates as those digits, −∞ when no run of candidates makes them.
+    /// Below `score` for a wrong reading: the network or the geometry preferred another; −∞: the
+    /// right digits were not among the ways the ink was cut.
+    public internal(set) var expectedScore: Float?
     /// True when every digit is above the threshold (and there is at least one).
     public var isAnswered: Bool { !digits.isEmpty && digits.allSatisfy { $0.digit != nil } }
     public var isEmpty: Bool { digits.isEmpty }
@@ -77,6 +82,9 @@ public struct NumberReaderOptions: Sendable, Equatable {
     /// False scores them on the ten digits alone, as a network without that output would: for
     /// measuring what the output does for reading (`digits eval --ignore-not-a-digit`).
     public var usesNotADigit = true
+    /// For analysis (`digits eval`): the digits the ink should read; the reading then carries the
+    /// best score of a reading as those digits (`NumberReading.expectedScore`).
+    public var expected: String?
     public init() {}
 
     /// The options for digits on paper (`PageOptions.reader`), which differ from a drawing's in two:
@@ -154,6 +162,7 @@ extension DigitRecognizer {
             probabilities = scoreRuns(runs, classes: classes, render: render)
         }
         var score: [Range<Int>: (Float, Int)] = [:]   // run → (log score, index into runs)
+        var geometry: [Range<Int>: Float] = [:]
         var boxes: [Range<Int>: InkBox] = [:]
         for (k, run) in runs.enumerated() {
             let p = probabilities[k]
@@ -167,6 +176,7 @@ extension DigitRecognizer {
             var s = log(max(best, 1e-9))
             if let cost = options.notADigitCost, p.count > 10 { s = max(s, log(max(p[10], 1e-9)) - cost) }
             score[run] = (s + g, k)
+            geometry[run] = g
         }
         /// How far `b` reaches back into `a`, in line heights.
         func depth(_ a: Range<Int>, _ b: Range<Int>) -> Float { max(0, boxes[a]!.x1 - boxes[b]!.x0) / h }
@@ -174,6 +184,15 @@ extension DigitRecognizer {
             let x = boxes[a]!, y = boxes[b]!
             let narrower = max(min(x.width, y.width), 0.05 * h)
             return max(0, x.x1 - y.x0) / narrower
+        }
+        /// What following digit `a` by digit `b` costs.
+        func transition(_ a: Range<Int>, _ b: Range<Int>) -> Float {
+            options.overlapPenalty * overlap(a, b) + options.deepOverlapPenalty * max(0, depth(a, b) - options.overlapAllowance)
+        }
+        let expected = options.expected.map { text in
+            Self.bestScore(of: text.compactMap(\.wholeNumberValue), pieces: n, candidates: candidates, transition: transition) { run, digit in
+                log(max(probabilities[score[run]!.1][digit], 1e-9)) + geometry[run]!
+            }
         }
         // best[(run, count)]: the best reading of pieces 0..<run.upperBound ending with `run`, with
         // `count` digits; counts matter only under a bound.
@@ -195,8 +214,7 @@ extension DigitRecognizer {
                     guard let (ps, _) = best[previous] else { continue }
                     let count = bound == nil ? 1 : previous.count + 1
                     if let bound, count > bound { continue }
-                    let total = ps + s - options.overlapPenalty * overlap(previous.run, run)
-                        - options.deepOverlapPenalty * max(0, depth(previous.run, run) - options.overlapAllowance)
+                    let total = ps + s - transition(previous.run, run)
                     let state = State(run: run, count: count)
                     if choices[state].map({ total > $0.0 }) ?? true { choices[state] = (total, previous) }
                 }
@@ -230,7 +248,39 @@ extension DigitRecognizer {
         }
         var reading = NumberReading(digits: digits, threshold: threshold)
         reading.score = total
+        reading.expectedScore = expected ?? nil
         return reading
+    }
+
+    /// The best score of a reading of the `n` pieces as exactly `digits` (each run scored by
+    /// `digitScore(run, digit)`, neighbours by `transition`), or −∞ when no run of candidates makes
+    /// those digits.
+    private static func bestScore(of digits: [Int], pieces n: Int, candidates: [[Int]],
+                                  transition: (Range<Int>, Range<Int>) -> Float,
+                                  digitScore: (Range<Int>, Int) -> Float) -> Float? {
+        guard !digits.isEmpty else { return nil }   // not digits ("A"): nothing to compare
+        // best[count][run]: the best reading of pieces 0..<run.upperBound as the first `count`
+        // digits, the last of them `run`.
+        var best = [[Range<Int>: Float]](repeating: [:], count: digits.count + 1)
+        var endingAt = [[Set<Range<Int>>]](repeating: Array(repeating: [], count: n + 1), count: digits.count + 1)
+        for i in 0..<n {
+            for j in candidates[i] {
+                let run = i..<j
+                if i == 0 {
+                    best[1][run] = digitScore(run, digits[0])
+                    endingAt[1][j].insert(run)
+                    continue
+                }
+                for count in 1..<digits.count {
+                    var top = -Float.infinity
+                    for previous in endingAt[count][i] { top = max(top, best[count][previous]! - transition(previous, run)) }
+                    guard top > -.infinity else { continue }
+                    best[count + 1][run] = top + digitScore(run, digits[count])
+                    endingAt[count + 1][j].insert(run)
+                }
+            }
+        }
+        return endingAt[digits.count][n].map { best[digits.count][$0]! }.max() ?? -.infinity
     }
 
     /// The class probabilities of the runs scored so far in readings of one piece of ink, by key.

@@ -15,7 +15,9 @@ struct EvalCommand: CLICommand {
     Reports accuracy, per-class precision and recall, the confusion matrix, the confidence
     filter's coverage (share answered) and selective accuracy (share of answers that are right),
     and the expected calibration error. The softmax temperature comes from the weight file (fitted
-    on the validation split when it was trained).
+    on the validation split when it was trained). For numbers: exact match, digit accuracy,
+    answered, right among answered, split and merged digits, and why the wrong readings are
+    wrong (the right digits among the candidates but scored lower, or not among them).
 
     Options:
       --weights FILE        weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
@@ -201,6 +203,8 @@ struct EvalCommand: CLICommand {
         var report = NumberEvaluationReport()
         report.threshold = recognizer.threshold
         for (path, label) in labelled {
+            var page = page
+            page.reader.expected = label
             do { report.add(try recognizer.read(imageAt: path, options: page), label: label) } catch let e as DigitError {
                 printError("digits eval: \(e)")
                 report.errors.append(e)

@@ -135,9 +135,11 @@ public struct NumberEvaluationReport: Sendable {
 }
 
 extension NumberEvaluationReport {
-    /// Reads every labelled drawing of `records` (whose writer passes `writers`) and counts it.
+    /// Reads every labelled drawing of `records` (whose writer passes `writers`) and counts it;
+    /// `each` sees every reading with its record.
     public static func evaluate(_ records: [DrawingRecord], recognizer: DigitRecognizer, options: NumberReaderOptions = .init(),
-                                writers: ((Int?) -> Bool)? = nil) -> NumberEvaluationReport {
+                                writers: ((Int?) -> Bool)? = nil,
+                                each: ((DrawingRecord, NumberReading) -> Void)? = nil) -> NumberEvaluationReport {
         var report = NumberEvaluationReport()
         report.threshold = recognizer.threshold
         for record in records {
@@ -146,7 +148,9 @@ extension NumberEvaluationReport {
             do {
                 var options = options
                 options.expected = drawing.label
-                report.add(try recognizer.read(drawing, options: options), label: drawing.label)
+                let reading = try recognizer.read(drawing, options: options)
+                report.add(reading, label: drawing.label)
+                each?(record, reading)
             } catch let e as DigitError {
                 report.errors.append(e.inFile(record.source))
             } catch {

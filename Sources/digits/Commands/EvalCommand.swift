@@ -23,7 +23,8 @@ struct EvalCommand: CLICommand {
       --weights FILE        weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
       --threshold T         confidence needed to answer (default 0.9)
       --json                print one JSON object instead of the table
-      --predictions FILE    write a TSV: index, label, predicted, confidence (written atomically)
+      --predictions FILE    write a TSV: index, label, predicted, confidence (numbers: source,
+                            label, best reading, text, confidence; written atomically)
       --threads N           worker threads (default: all cores)
       --temperature T       override the weight file's softmax temperature (for analysis)
 
@@ -129,7 +130,11 @@ struct EvalCommand: CLICommand {
             // Numbers (labels of several digits, or labels that are not numbers) go through the number reader.
             let drawingLabels = records.compactMap { try? $0.result.get().label }
             if numbersFlag || single || drawingLabels.contains(where: { $0.count != 1 || !("0"..."9").contains($0) }) {
-                let report = NumberEvaluationReport.evaluate(records, recognizer: recognizer, options: reading)
+                var rows: [NumberPrediction] = []
+                let report = NumberEvaluationReport.evaluate(records, recognizer: recognizer, options: reading) { record, r in
+                    rows.append(NumberPrediction(source: "\(record.source)#\(record.index)", label: (try? record.result.get())?.label, reading: r))
+                }
+                if let predictionsPath { try writeNumberPredictions(predictionsPath, rows) }
                 for e in records.compactMap({ record -> DigitError? in if case let .failure(e) = record.result { return e }; return nil }) {
                     printError("digits eval: \(e)")
                 }
@@ -202,17 +207,39 @@ struct EvalCommand: CLICommand {
         }
         var report = NumberEvaluationReport()
         report.threshold = recognizer.threshold
+        var rows: [NumberPrediction] = []
         for (path, label) in labelled {
             var page = page
             page.reader.expected = label
-            do { report.add(try recognizer.read(imageAt: path, options: page), label: label) } catch let e as DigitError {
+            do {
+                let reading = try recognizer.read(imageAt: path, options: page)
+                report.add(reading, label: label)
+                rows.append(NumberPrediction(source: path, label: label, reading: reading))
+            } catch let e as DigitError {
                 printError("digits eval: \(e)")
                 report.errors.append(e)
                 status = ExitCode.badInput
             }
         }
+        if let predictions { try writeNumberPredictions(predictions, rows) }
         print(json ? report.json : report.table, terminator: json ? "\n" : "")
         return status
+    }
+
+    struct NumberPrediction {
+        var source: String
+        var label: String?
+        var reading: NumberReading
+    }
+
+    /// The readings of a number report as a TSV: source, label, best reading, text (with `?`),
+    /// confidence.
+    static func writeNumberPredictions(_ path: String, _ rows: [NumberPrediction]) throws {
+        var text = "source\tlabel\tbest\ttext\tconfidence\n"
+        for row in rows {
+            text += "\(row.source)\t\(row.label ?? "")\t\(row.reading.bestText)\t\(row.reading.text)\t\(String(format: "%.6f", row.reading.confidence))\n"
+        }
+        try FileIO.writeAtomically(text, to: path)
     }
 
     static func writePredictions(_ path: String, probabilities: [Float], labels: [Int]) throws {

@@ -131,9 +131,9 @@ struct EvalCommand: CLICommand {
             let drawingLabels = records.compactMap { try? $0.result.get().label }
             if numbersFlag || single || drawingLabels.contains(where: { $0.count != 1 || !("0"..."9").contains($0) }) {
                 var rows: [NumberPrediction] = []
-                let report = NumberEvaluationReport.evaluate(records, recognizer: recognizer, options: reading) { record, r in
+                let report = NumberEvaluationReport.evaluate(records, recognizer: recognizer, options: reading, each: { record, r in
                     rows.append(NumberPrediction(source: "\(record.source)#\(record.index)", label: (try? record.result.get())?.label, reading: r))
-                }
+                })
                 if let predictionsPath { try writeNumberPredictions(predictionsPath, rows) }
                 for e in records.compactMap({ record -> DigitError? in if case let .failure(e) = record.result { return e }; return nil }) {
                     printError("digits eval: \(e)")

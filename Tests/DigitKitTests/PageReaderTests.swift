@@ -209,6 +209,21 @@ final class PageReaderTests: XCTestCase {
         }
     }
 
+    func testEvaluatingImagesCountsEachAndKeepsTheUnreadableAsErrors() throws {
+        let paper = TestPaths.fixtures.appendingPathComponent("paper").path
+        let labelled = try String(contentsOfFile: paper + "/labels.tsv", encoding: .utf8).split(separator: "\n").map { line in
+            let fields = line.split(separator: "\t")
+            return (path: paper + "/" + fields[0], label: String(fields[1]))
+        }
+        var seen: [String] = []
+        let report = NumberEvaluationReport.evaluate(images: labelled + [(path: paper + "/missing.png", label: "12")],
+                                                     recognizer: try recognizer(), each: { image, _ in seen.append(image.path) })
+        XCTAssertEqual(report.numbers, labelled.count)
+        XCTAssertEqual(seen, labelled.map(\.path))
+        XCTAssertEqual(report.errors.count, 1)
+        XCTAssertTrue("\(report.errors[0])".contains("missing.png"), "\(report.errors[0])")
+    }
+
     func testPagesAreReadWithThePaperOptionsAndOnlyTheseDifferFromADrawings() {
         XCTAssertEqual(PageOptions().reader, NumberReaderOptions.paper)
         var drawing = NumberReaderOptions.paper

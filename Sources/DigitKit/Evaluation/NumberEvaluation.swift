@@ -135,6 +135,29 @@ public struct NumberEvaluationReport: Sendable {
 }
 
 extension NumberEvaluationReport {
+    /// Reads every labelled image (path, label) as a page with `options`, and counts it; `each`
+    /// sees every reading with its image; an image that cannot be read is counted in `errors`.
+    public static func evaluate(images: [(path: String, label: String)], recognizer: DigitRecognizer,
+                                options: PageOptions = .init(),
+                                each: (((path: String, label: String), NumberReading) -> Void)? = nil) -> NumberEvaluationReport {
+        var report = NumberEvaluationReport()
+        report.threshold = recognizer.threshold
+        for (path, label) in images {
+            var options = options
+            options.reader.expected = label
+            do {
+                let reading = try recognizer.read(imageAt: path, options: options)
+                report.add(reading, label: label)
+                each?((path, label), reading)
+            } catch let e as DigitError {
+                report.errors.append(e)
+            } catch {
+                report.errors.append(DigitError(.format, file: path, "\(error)"))
+            }
+        }
+        return report
+    }
+
     /// Reads every labelled drawing of `records` (whose writer passes `writers`) and counts it;
     /// `each` sees every reading with its record.
     public static func evaluate(_ records: [DrawingRecord], recognizer: DigitRecognizer, options: NumberReaderOptions = .init(),

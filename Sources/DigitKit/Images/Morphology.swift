@@ -108,8 +108,6 @@ enum Morphology {
         return 255
     }
 
-    /// The `q` quantile of each block of `block`×`block` pixels, interpolated bilinearly between
-    /// the blocks' centres back to full size: a smooth estimate of the page's level.
     /// Otsu's threshold: the level (0…255) that splits `values` into two classes with the most
     /// variance between them (values below it, and the others); in the middle of an empty gap.
     static func otsu(_ values: [Float]) -> Float {
@@ -131,6 +129,8 @@ enum Morphology {
         return Float(first + last) / 2 + 1
     }
 
+    /// The `q` quantile of each block of `block`×`block` pixels, interpolated bilinearly between
+    /// the blocks' centres back to full size: a smooth estimate of the page's level.
     static func blockQuantile(_ values: [Float], width w: Int, height h: Int, block: Int, q: Float) -> [Float] {
         let gx = (w + block - 1) / block, gy = (h + block - 1) / block
         var grid = [Float](repeating: 0, count: gx * gy)

@@ -189,7 +189,7 @@ extension DigitRecognizer {
         func transition(_ a: Range<Int>, _ b: Range<Int>) -> Float {
             options.overlapPenalty * overlap(a, b) + options.deepOverlapPenalty * max(0, depth(a, b) - options.overlapAllowance)
         }
-        let expected = options.expected.map { text in
+        let expected = options.expected.flatMap { text in
             Self.bestScore(of: text.compactMap(\.wholeNumberValue), pieces: n, candidates: candidates, transition: transition) { run, digit in
                 log(max(probabilities[score[run]!.1][digit], 1e-9)) + geometry[run]!
             }
@@ -248,7 +248,7 @@ extension DigitRecognizer {
         }
         var reading = NumberReading(digits: digits, threshold: threshold)
         reading.score = total
-        reading.expectedScore = expected ?? nil
+        reading.expectedScore = expected
         return reading
     }
 

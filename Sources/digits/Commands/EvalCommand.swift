@@ -205,22 +205,11 @@ struct EvalCommand: CLICommand {
             print(json ? report.json : report.table, terminator: json ? "\n" : "")
             return status
         }
-        var report = NumberEvaluationReport()
-        report.threshold = recognizer.threshold
         var rows: [NumberPrediction] = []
-        for (path, label) in labelled {
-            var page = page
-            page.reader.expected = label
-            do {
-                let reading = try recognizer.read(imageAt: path, options: page)
-                report.add(reading, label: label)
-                rows.append(NumberPrediction(source: path, label: label, reading: reading))
-            } catch let e as DigitError {
-                printError("digits eval: \(e)")
-                report.errors.append(e)
-                status = ExitCode.badInput
-            }
-        }
+        let report = NumberEvaluationReport.evaluate(images: labelled.map { ($0.0, $0.1!) }, recognizer: recognizer, options: page,
+                                                     each: { image, reading in rows.append(NumberPrediction(source: image.path, label: image.label, reading: reading)) })
+        for e in report.errors { printError("digits eval: \(e)") }
+        if !report.errors.isEmpty { status = ExitCode.badInput }
         if let predictions { try writeNumberPredictions(predictions, rows) }
         print(json ? report.json : report.table, terminator: json ? "\n" : "")
         return status

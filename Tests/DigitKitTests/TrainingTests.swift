@@ -175,6 +175,50 @@ final class TrainingTests: XCTestCase {
         XCTAssertTrue((160...240).contains(untouched), "\(untouched) of 400 undistorted")
     }
 
+    func testAugmentation_ElasticWarpMovesInkByAtMostItsAmplitudeAndZeroDrawsNothingExtra() {
+        // A 3×3 dot at (9, 18); no affine distortion, no thickness change.
+        var image = [Float](repeating: 0, count: 784)
+        for y in 17...19 { for x in 8...10 { image[y * 28 + x] = 1 } }
+        var still = Augmentation()
+        (still.rotationDegrees, still.scale, still.aspect, still.shear, still.shift) = (0, 1...1, 1...1, 0, 0)
+        (still.thicken, still.thin) = (0, 0)
+        var out = [Float](repeating: 0, count: 784)
+        func apply(_ a: Augmentation, _ r: inout SplitMix64) -> [Float] {
+            image.withUnsafeBufferPointer { src in out.withUnsafeMutableBufferPointer { a.apply(src.baseAddress!, into: $0.baseAddress!, rng: &r) } }
+            return out
+        }
+        func centre(_ p: [Float]) -> (x: Float, y: Float) {
+            var (m, sx, sy): (Float, Float, Float) = (0, 0, 0)
+            for i in 0..<784 { m += p[i]; sx += p[i] * Float(i % 28); sy += p[i] * Float(i / 28) }
+            return (sx / m, sy / m)
+        }
+        var r1 = SplitMix64(seed: 4), r2 = SplitMix64(seed: 4)
+        XCTAssertEqual(apply(still, &r1), image, "no distortion at all: the image as it is")
+        var warp = still
+        warp.elastic = 1
+        warp.elasticAmplitude = 0
+        XCTAssertEqual(apply(warp, &r2), image, "a warp of amplitude 0 moves nothing")
+        // Without a warp the map draws 7 numbers (angle, scale, aspect, shear, two shifts, thickness);
+        // elastic 0 draws nothing more. A warp draws one for the choice and 32 for its field.
+        var plain = SplitMix64(seed: 4)
+        for _ in 0..<7 { _ = plain.next() }
+        XCTAssertEqual(r1.next(), plain.next())
+        for _ in 0..<32 { _ = plain.next() }
+        XCTAssertEqual(r2.next(), plain.next())
+
+        warp.elasticAmplitude = 2
+        var rng = SplitMix64(seed: 7)
+        var moved = 0
+        let most: Float = 2 * Float(2).squareRoot() + 0.01
+        for _ in 0..<200 {
+            let c = centre(apply(warp, &rng))
+            let d = ((c.x - 9) * (c.x - 9) + (c.y - 18) * (c.y - 18)).squareRoot()
+            XCTAssertLessThanOrEqual(d, most, "the dot moved \(d) pixels")
+            if d > 0.5 { moved += 1 }
+        }
+        XCTAssertGreaterThan(moved, 100, "most warps move the dot")
+    }
+
     // MARK: - Schedule
 
     func testLearningRate_WarmsUpLinearlyThenFollowsAHalfCosineToZero() {

@@ -3,7 +3,8 @@ import Foundation
 /// Random distortions applied to each training image so that the model copes with digits drawn
 /// by people on a screen: a random affine map (rotation, scale, aspect, shear, shift) resampled
 /// bilinearly, then a random change of stroke thickness (grey-level dilation or erosion with a 3×3
-/// window, blended in partially).
+/// window, blended in partially). Optionally an elastic warp as well (Simard, Steinkraus & Platt
+/// 2003): a smooth random displacement field added to the affine map.
 public struct Augmentation: Sendable, Equatable {
     public var rotationDegrees: Float = 12
     public var scale: ClosedRange<Float> = 0.85...1.12
@@ -16,8 +17,18 @@ public struct Augmentation: Sendable, Equatable {
     /// Probability that an image is passed through undistorted, so the network also learns the
     /// clean digits it is tested on. At 0 no random number is drawn for it (older runs reproduce).
     public var clean: Float = 0
+    /// Probability that a distorted image is also warped elastically: each point of a 4×4 grid
+    /// over the image (9 pixels apart) moves by up to `elasticAmplitude` pixels each way, and the
+    /// displacement between them is interpolated bilinearly. At 0 no random number is drawn for it.
+    public var elastic: Float = 0
+    public var elasticAmplitude: Float = 2
 
     public init() {}
+
+    /// One line for the record (`training_data`), empty when nothing differs from an affine map.
+    public var elasticDescription: String {
+        elastic > 0 ? " elastic \(elastic)×\(elasticAmplitude)px" : ""
+    }
 
     /// Writes a distorted copy of the 28×28 image `src` (0…1) into `dst`.
     public func apply(_ src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>, rng: inout SplitMix64) {
@@ -39,11 +50,30 @@ public struct Augmentation: Sendable, Equatable {
         let det = m00 * m11 - m01 * m10
         let i00 = m11 / det, i01 = -m01 / det, i10 = -m10 / det, i11 = m00 / det
         let c: Float = 13.5
-        for v in 0..<n {
-            for u in 0..<n {
-                let dx = Float(u) - c - tx, dy = Float(v) - c - ty
-                let x = i00 * dx + i01 * dy + c, y = i10 * dx + i11 * dy + c
-                dst[v * n + u] = Self.bilinear(src, x, y)
+        // The elastic field: 4×4 control points, (dx, dy) each.
+        let warped = elastic > 0 && rng.nextFloat() < elastic
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 32) { f in
+            if warped {
+                for i in 0..<32 { f[i] = rng.uniform(-elasticAmplitude, elasticAmplitude) }
+            }
+            for v in 0..<n {
+                let gy = Float(v) / 9, y0 = min(Int(gy), 2), wy = gy - Float(y0)
+                for u in 0..<n {
+                    let dx = Float(u) - c - tx, dy = Float(v) - c - ty
+                    var x = i00 * dx + i01 * dy + c, y = i10 * dx + i11 * dy + c
+                    if warped {
+                        let gx = Float(u) / 9, x0 = min(Int(gx), 2), wx = gx - Float(x0)
+                        let k = (y0 * 4 + x0) * 2
+                        @inline(__always) func lerp(_ o: Int) -> Float {
+                            let top = f[k + o] * (1 - wx) + f[k + 2 + o] * wx
+                            let bottom = f[k + 8 + o] * (1 - wx) + f[k + 10 + o] * wx
+                            return top * (1 - wy) + bottom * wy
+                        }
+                        x += lerp(0)
+                        y += lerp(1)
+                    }
+                    dst[v * n + u] = Self.bilinear(src, x, y)
+                }
             }
         }
         let r = rng.nextFloat()

@@ -188,7 +188,7 @@ public struct TrainingRecipe: Sendable {
                 + " (held-out fonts: \(heldOutFonts.sorted().joined(separator: ",")))"
         }
         options.dataTag = "mnist 0..<\(trainRange.upperBound) val \(validationRange.lowerBound)..<\(validationRange.upperBound)"
-            + (augmentation.clean > 0 ? " clean \(augmentation.clean)" : "") + note
+            + (augmentation.clean > 0 ? " clean \(augmentation.clean)" : "") + augmentation.elasticDescription + note
             + (data.strokes == nil ? "" : " pen \(pen.raster.penWidth) soft \(pen.raster.softness)")
         guard sources.reduce(0, { $0 + $1.count }) >= options.batchSize else { throw tooFewImages(trainRange.count) }
         let trainer = try Trainer(options: options, train: sources.count == 1 ? sources[0] : ConcatenatedSamples(sources),

@@ -38,6 +38,10 @@ struct TrainCommand: CLICommand {
       --validation N        training images held out for validation (default 5000)
       --limit N             use only the first N training images (quick experiments)
       --clean P             share of MNIST images shown undistorted in each epoch
+      --elastic P           share of the distorted MNIST images also warped elastically (a
+                            smooth random displacement field; default 0)
+      --elastic-amplitude X largest displacement of the elastic warp's grid points, in
+                            pixels (default 2)
       --arch NAME           \(Architecture.names.joined(separator: " | "))
       --refusal-class       add the eleventh output, "not a digit" (the shipped recipe has it)
 
@@ -115,6 +119,9 @@ struct TrainCommand: CLICommand {
         recipe.validationCount = try args.int("--validation", default: recipe.validationCount, range: 1...30000)
         recipe.mnistLimit = try args.int("--limit", default: recipe.mnistLimit, range: 2...60000)
         recipe.augmentation.clean = try args.float("--clean", default: recipe.augmentation.clean, range: 0...1)
+        recipe.augmentation.elastic = try args.float("--elastic", default: recipe.augmentation.elastic, range: 0...1)
+        recipe.augmentation.elasticAmplitude = try args.float("--elastic-amplitude", default: recipe.augmentation.elasticAmplitude,
+                                                              range: 0...8)
         let noStrokes = args.flag("--no-strokes")
         var strokesPath = try args.option("--strokes")
         if let holdout = try Writers.parse(try args.option("--holdout-writers"), "--holdout-writers") {

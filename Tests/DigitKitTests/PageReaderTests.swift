@@ -209,6 +209,29 @@ final class PageReaderTests: XCTestCase {
         }
     }
 
+    func testATightCropWhoseWritingReachesTheEdgesIsRead() throws {
+        // A 7 and a 0 cropped so tight that both touch the image's top and bottom edges: every
+        // component touches the border, and they are the writing (both polarities).
+        let (w, h) = (260, 200)
+        for inverted in [false, true] {
+            var gray = [UInt8](repeating: inverted ? 40 : 215, count: w * h)
+            let ink: UInt8 = inverted ? 215 : 40
+            for y in 0..<h {
+                for x in 0..<w {
+                    let bar = y < 9 && (10..<110).contains(x)
+                    // The 7's stem from (106, 4) to (50, 199), 9 pixels wide.
+                    let t = Float(y - 4) / 195, stemX = 106 - 56 * t
+                    let stem = y >= 4 && abs(Float(x) - stemX) < 5
+                    let dx = (Float(x) - 195) / 50, dy = (Float(y) - 99.5) / 95
+                    let ring = abs((dx * dx + dy * dy).squareRoot() - 1) * 50 < 4.5
+                    if bar || stem || ring { gray[y * w + x] = ink }
+                }
+            }
+            let reading = try recognizer().read(image: try Self.decoded(gray, width: w, height: h))
+            XCTAssertEqual(reading.text, "70", inverted ? "chalk on a board" : "pen on paper")
+        }
+    }
+
     func testEvaluatingImagesCountsEachAndKeepsTheUnreadableAsErrors() throws {
         let paper = TestPaths.fixtures.appendingPathComponent("paper").path
         let labelled = try String(contentsOfFile: paper + "/labels.tsv", encoding: .utf8).split(separator: "\n").map { line in

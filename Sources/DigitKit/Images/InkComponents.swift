@@ -72,20 +72,30 @@ struct InkComponents {
     }
 
     /// The components that may be writing, and the writing's typical height (the median height of
-    /// the five largest): not touching the image's border (there ink is the edge
-    /// of a shadow, of the sheet or of a desk), not a speck (smaller than a fifth of the writing's
-    /// height both ways, or with less than 1% of the largest component's pixels).
+    /// the five largest): not touching the image's border (there ink is the edge of a shadow, of
+    /// the sheet or of a desk), not a speck (smaller than a fifth of the writing's height both
+    /// ways, or with less than 1% of the largest component's pixels). When every component touches
+    /// the border, the image may be a tight crop of the writing: then the components at least half
+    /// as tall as the image and drawn like strokes (ink on at most half of their box, or at most 3
+    /// pen widths across; a shadow fills a broad box) are the writing.
     func writing() -> (components: [Int], height: Float) {
-        let inside = components.indices.filter { k in
+        var writing = components.indices.filter { k in
             let c = components[k]
             return c.x0 > 0 && c.y0 > 0 && c.x1 < page.width - 1 && c.y1 < page.height - 1
         }
-        guard !inside.isEmpty else { return ([], 0) }
-        let byArea = inside.sorted { components[$0].pixels.count > components[$1].pixels.count }
+        if writing.isEmpty {
+            writing = components.indices.filter { k in
+                let c = components[k]
+                let strokeLike = c.pixels.count * 2 <= c.width * c.height || Float(min(c.width, c.height)) <= 3 * strokeWidth
+                return strokeLike && c.height * 2 >= page.height
+            }
+        }
+        guard !writing.isEmpty else { return ([], 0) }
+        let byArea = writing.sorted { components[$0].pixels.count > components[$1].pixels.count }
         let largest = components[byArea[0]].pixels.count
         let typical = byArea.prefix(5).map { components[$0].height }.sorted()
         let hc = Float(typical[typical.count / 2])
-        let kept = inside.filter { k in
+        let kept = writing.filter { k in
             let c = components[k]
             return c.pixels.count * 100 >= largest && (Float(c.height) >= 0.2 * hc || Float(c.width) >= 0.2 * hc)
         }

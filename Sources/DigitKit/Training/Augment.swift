@@ -26,7 +26,7 @@ public struct Augmentation: Sendable, Equatable {
     public init() {}
 
     /// One line for the record (`training_data`), empty when nothing differs from an affine map.
-    public var elasticDescription: String {
+    var elasticDescription: String {
         elastic > 0 ? " elastic \(elastic)×\(elasticAmplitude)px" : ""
     }
 

@@ -176,7 +176,7 @@ extension DigitRecognizer {
             var s = log(max(best, 1e-9))
             if let cost = options.notADigitCost, p.count > 10 { s = max(s, log(max(p[10], 1e-9)) - cost) }
             score[run] = (s + g, k)
-            geometry[run] = g
+            if options.expected != nil { geometry[run] = g }   // only the analysis needs it
         }
         /// How far `b` reaches back into `a`, in line heights.
         func depth(_ a: Range<Int>, _ b: Range<Int>) -> Float { max(0, boxes[a]!.x1 - boxes[b]!.x0) / h }

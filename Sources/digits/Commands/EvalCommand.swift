@@ -179,13 +179,13 @@ struct EvalCommand: CLICommand {
     static func evaluateImages(_ images: [(String, String?)], recognizer: DigitRecognizer, numbers: Bool,
                                page: PageOptions, json: Bool, predictions: String?, source: String,
                                temperature: Float) throws -> Int32 {
-        let labelled = images.filter { $0.1 != nil }
+        let labelled = images.compactMap { image in image.1.map { (path: image.0, label: $0) } }
         guard !labelled.isEmpty else {
             throw DigitError(.format, file: source, "no labelled images: put a labels.tsv (FILE<TAB>LABEL lines) beside them")
         }
         var page = page
         var status = ExitCode.ok
-        let singles = !numbers && labelled.allSatisfy { $0.1!.count == 1 && ("0"..."9").contains($0.1!) }
+        let singles = !numbers && labelled.allSatisfy { $0.label.count == 1 && ("0"..."9").contains($0.label) }
         if singles {
             page.reader.maxDigits = 1
             var probabilities: [Float] = [], labels: [Int] = []
@@ -193,7 +193,7 @@ struct EvalCommand: CLICommand {
                 do {
                     let r = try recognizer.read(imageAt: path, options: page)
                     probabilities += r.digits.first?.probabilities ?? Array(repeating: 0.1, count: 10)
-                    labels.append(Int(label!)!)
+                    labels.append(Int(label)!)   // one of "0"…"9" (singles)
                 } catch let e as DigitError {
                     printError("digits eval: \(e)")
                     status = ExitCode.badInput
@@ -206,7 +206,7 @@ struct EvalCommand: CLICommand {
             return status
         }
         var rows: [NumberPrediction] = []
-        let report = NumberEvaluationReport.evaluate(images: labelled.map { ($0.0, $0.1!) }, recognizer: recognizer, options: page,
+        let report = NumberEvaluationReport.evaluate(images: labelled, recognizer: recognizer, options: page,
                                                      each: { image, reading in rows.append(NumberPrediction(source: image.path, label: image.label, reading: reading)) })
         for e in report.errors { printError("digits eval: \(e)") }
         if !report.errors.isEmpty { status = ExitCode.badInput }

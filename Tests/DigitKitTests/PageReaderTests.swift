@@ -232,6 +232,31 @@ final class PageReaderTests: XCTestCase {
         }
     }
 
+    func testADigitCutByThePhotosFrameIsNotSureNotLeftOut() throws {
+        // "381" photographed with the frame through the middle of the 3, then of the 1: the rest
+        // of the number alone would be a confident wrong answer.
+        var rng = SplitMix64(seed: 2)
+        let number = Self.number([try Self.fixture(3), try Self.fixture(8), try Self.fixture(1)], gap: 0.35)
+        let paper = try Self.clean().render(number, rng: &rng)
+        let (first, last) = (paper.digitBoxes[0], paper.digitBoxes[2])
+        for (x0, x1, cut, rest) in [((first.x0 + first.x1) / 2, paper.width, 0, "81"), (0, (last.x0 + last.x1) / 2, 2, "38")] {
+            var gray: [UInt8] = []
+            for y in 0..<paper.height { gray += paper.gray[(y * paper.width + x0)..<(y * paper.width + x1)] }
+            let image = try Self.decoded(gray, width: x1 - x0, height: paper.height)
+            let reading = try recognizer().read(image: image)
+            guard reading.digits.count == 3 else { XCTFail("the cut digit is a digit of the reading: \(reading.text)"); continue }
+            XCTAssertNil(reading.digits[cut].digit, "the cut digit is never answered: \(reading.text)")
+            XCTAssertEqual(reading.digits.map(\.isCutByFrame), reading.digits.indices.map { $0 == cut })
+            XCTAssertTrue(reading.summary.contains("digit \(cut + 1): cut by the image's edge"), reading.summary)
+            XCTAssertTrue(reading.jsonLine(source: "a.png", index: 0, label: nil).contains("\"cut_by_frame\":true"))
+            XCTAssertLessThan(reading.confidence, reading.threshold)
+            XCTAssertEqual(reading.digits.indices.filter { $0 != cut }.map { reading.digits[$0].digit.map(String.init) ?? "?" }.joined(), rest)
+            var options = PageOptions()
+            options.marksCutDigits = false
+            XCTAssertEqual(try recognizer().read(image: image, options: options).text, rest, "without it, the rest alone")
+        }
+    }
+
     func testEvaluatingImagesCountsEachAndKeepsTheUnreadableAsErrors() throws {
         let paper = TestPaths.fixtures.appendingPathComponent("paper").path
         let labelled = try String(contentsOfFile: paper + "/labels.tsv", encoding: .utf8).split(separator: "\n").map { line in

@@ -79,15 +79,11 @@ struct InkComponents {
     /// as tall as the image and drawn like strokes (ink on at most half of their box, or at most 3
     /// pen widths across; a shadow fills a broad box) are the writing.
     func writing() -> (components: [Int], height: Float) {
-        var writing = components.indices.filter { k in
-            let c = components[k]
-            return c.x0 > 0 && c.y0 > 0 && c.x1 < page.width - 1 && c.y1 < page.height - 1
-        }
+        var writing = components.indices.filter { !touchesBorder(components[$0]) }
         if writing.isEmpty {
             writing = components.indices.filter { k in
                 let c = components[k]
-                let strokeLike = c.pixels.count * 2 <= c.width * c.height || Float(min(c.width, c.height)) <= 3 * strokeWidth
-                return strokeLike && c.height * 2 >= page.height
+                return strokeLike(c) && c.height * 2 >= page.height
             }
         }
         guard !writing.isEmpty else { return ([], 0) }
@@ -102,20 +98,52 @@ struct InkComponents {
         return (kept, hc)
     }
 
+    func touchesBorder(_ c: Component) -> Bool {
+        c.x0 == 0 || c.y0 == 0 || c.x1 == page.width - 1 || c.y1 == page.height - 1
+    }
+
+    /// Drawn like strokes: ink on at most half of its box, or at most 3 pen widths across (a
+    /// shadow's edge fills a broad box).
+    func strokeLike(_ c: Component) -> Bool {
+        c.pixels.count * 2 <= c.width * c.height || Float(min(c.width, c.height)) <= 3 * strokeWidth
+    }
+
+    /// The components of `writing` (inside the border) and, when `cutByFrame`, the components
+    /// that touch the border but look like digits of the line cut by the photo's frame: drawn
+    /// like strokes, no speck, at most 1.5 writing heights tall and 4 wide (a sheet's or a
+    /// shadow's edge runs on), in the line's band and at most a writing height from its ink.
+    func cutByFrame(writing kept: [Int], height hc: Float, band: ClosedRange<Float>) -> [Int] {
+        guard let largest = kept.map({ components[$0].pixels.count }).max(), kept.contains(where: { !touchesBorder(components[$0]) }) else { return [] }
+        return components.indices.filter { k in
+            let c = components[k]
+            guard touchesBorder(c), strokeLike(c), c.pixels.count * 100 >= largest,
+                  Float(max(c.width, c.height)) >= 0.2 * hc, Float(c.height) <= 1.5 * hc, Float(c.width) <= 4 * hc,
+                  Float(c.y1) >= band.lowerBound, Float(c.y0) <= band.upperBound else { return false }
+            return kept.contains { j in
+                let w = components[j]
+                return Float(max(0, c.x0 - w.x1, w.x0 - c.x1)) <= hc
+            }
+        }
+    }
+
     /// The line of digits: the writing (`writing()`) near the main line, as pieces left to right —
     /// components that may hold several touching digits are cut along seams (`InkSeams`) — with
-    /// the runs of pieces that may be one digit.
-    func line() -> InkLine? {
+    /// the runs of pieces that may be one digit. With `cutByFrame`, the digits of the line that
+    /// the photo's frame cuts are pieces too (`InkLine.cutByFrame`), so the reader can say that
+    /// something is there instead of reading the number without them.
+    func line(cutByFrame withCut: Bool = false) -> InkLine? {
         var (kept, hc) = writing()
         guard !kept.isEmpty else { return nil }
         // The line's middle: the middle of the components weighted by their ink.
         let weighted = kept.flatMap { k in Array(repeating: components[k].midY, count: max(1, components[k].pixels.count / 16)) }.sorted()
         let middle = weighted[weighted.count / 2]
-        kept = kept.filter { k in Float(components[k].y1) >= middle - 0.75 * hc && Float(components[k].y0) <= middle + 0.75 * hc }
+        let band = (middle - 0.75 * hc)...(middle + 0.75 * hc)
+        kept = kept.filter { k in Float(components[k].y1) >= band.lowerBound && Float(components[k].y0) <= band.upperBound }
         guard !kept.isEmpty else { return nil }
         let lineHeight = max(Float(kept.map { components[$0].height }.max() ?? 1), 1)
+        let cut = withCut ? cutByFrame(writing: kept, height: hc, band: band) : []
         var pieces: [InkLine.Piece] = []
-        for k in kept {
+        for k in kept + cut {
             let c = components[k]
             let seams = InkSeams(component: c, page: page, strokeWidth: strokeWidth, contrast: contrast, lineHeight: lineHeight).seams
             var parts = [[Int]](repeating: [], count: seams.count + 1)
@@ -127,7 +155,7 @@ struct InkComponents {
             }
             for part in parts where !part.isEmpty { pieces.append(InkLine.Piece(component: k, pixels: part, width: page.width)) }
         }
-        return InkLine(pieces: pieces, labels: labels, width: page.width, height: lineHeight)
+        return InkLine(pieces: pieces, labels: labels, width: page.width, height: lineHeight, cutByFrame: Set(cut))
     }
 
     /// Component `k` cut into its strokes, followed through crossings (`InkStrokes`); empty when

@@ -32,21 +32,28 @@ struct InkLine {
     let labels: [Int32]
     let width: Int
     let height: Float
+    /// The components that touch the image's border: digits cut by the photo's frame, whose
+    /// whole the reader cannot see (`InkComponents.cutByFrame`).
+    let cutByFrame: Set<Int>
 
     /// The pieces in order left to right (by the middle of their boxes).
-    init(pieces: [Piece], labels: [Int32], width: Int, height: Float) {
+    init(pieces: [Piece], labels: [Int32], width: Int, height: Float, cutByFrame: Set<Int> = []) {
         self.pieces = pieces.sorted { ($0.box.midX, $0.component, $0.x0, $0.y0) < ($1.box.midX, $1.component, $1.x0, $1.y0) }
         self.labels = labels
         self.width = width
         self.height = height
+        self.cutByFrame = cutByFrame
     }
 
     /// The same line with component `k` in the pieces `parts` (its strokes, say) instead.
     func replacing(component k: Int, with parts: [[Int]]) -> InkLine {
         let others = pieces.filter { $0.component != k }
         let new = parts.filter { !$0.isEmpty }.map { Piece(component: k, pixels: $0, width: width) }
-        return InkLine(pieces: others + new, labels: labels, width: width, height: height)
+        return InkLine(pieces: others + new, labels: labels, width: width, height: height, cutByFrame: cutByFrame)
     }
+
+    /// Whether the run holds ink of a digit cut by the frame.
+    func isCutByFrame(_ run: Range<Int>) -> Bool { pieces[run].contains { cutByFrame.contains($0.component) } }
 
     /// `candidates[i]`: the ends `j` of the runs `i..<j` that may be one digit: at most
     /// `maxPiecesPerDigit` pieces, at most 1.7 line heights wide, and never two separate pieces of

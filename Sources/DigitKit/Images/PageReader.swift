@@ -15,6 +15,10 @@ public struct PageOptions: Sendable, Equatable {
     /// differently, the piece's digits, whichever cut is kept, are only as sure as that cut is
     /// against the other (docs/images.md).
     public var followsStrokes = true
+    /// Whether ink that touches the image's border beside the line, drawn like a digit of it,
+    /// is read as a digit cut by the photo's frame: shown as "?" (its probabilities halved, never
+    /// answered) rather than left out, so a number the frame cuts is not answered without it.
+    public var marksCutDigits = true
     public init() {}
 }
 
@@ -46,7 +50,7 @@ extension DigitRecognizer {
         let working = page.reduced(toSide: options.workingSide)
         let map = InkMap(working)
         let found = InkComponents(map)
-        guard let line = found.line() else {
+        guard let line = found.line(cutByFrame: options.marksCutDigits) else {
             return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold)
         }
         let reader = options.reader
@@ -57,8 +61,8 @@ extension DigitRecognizer {
         var (reading, full) = try read(line, ink: map.ink, options: reader, scored: scored)
         // The best reading as the expected digits over every cut tried (`expectedScore`).
         var expected = reading.expectedScore
+        var current = line
         if options.followsStrokes, reader.maxDigits != 1 {
-            var current = line
             for k in Set(line.pieces.map(\.component)).sorted() {
                 let strokes = found.strokes(of: k, lineHeight: line.height)
                 guard !strokes.isEmpty else { continue }
@@ -80,6 +84,7 @@ extension DigitRecognizer {
                 current = other
             }
         }
+        reading.markCutByFrame { current.isCutByFrame($0.strokes[0]..<$0.strokes[1]) }
         let toImage = Float(working.factor * image.scale)
         var scaled = reading
         scaled.expectedScore = expected
@@ -145,9 +150,17 @@ extension NumberReading {
             digits[k].confidence *= share
             digits[k].top = digits[k].top.map { ($0.digit, $0.probability * share) }
             digits[k].probabilities = digits[k].probabilities.map { $0 * share }
-            if digits[k].confidence < threshold { digits[k].digit = nil }
+            if digits[k].confidence < threshold || digits[k].isCutByFrame { digits[k].digit = nil }
         }
         updateTextAndConfidence()
+    }
+
+    /// Marks the digits `which` selects as cut by the photo's frame (`ReadDigit.isCutByFrame`):
+    /// whether such a digit is whole is a toss-up, so its probabilities are halved and it is
+    /// never answered.
+    mutating func markCutByFrame(which: (ReadDigit) -> Bool) {
+        for k in digits.indices where which(digits[k]) { digits[k].isCutByFrame = true }
+        doubt(by: 0.5) { $0.isCutByFrame }
     }
 }
 

@@ -25,6 +25,9 @@ public struct ReadDigit: Sendable {
     public var bestGuess: Int { top.first?.digit ?? 0 }
     /// True when "not a digit" is more likely than any digit (a network with that output).
     public var isNotADigit: Bool { notADigit > confidence }
+    /// True for ink that the photo's frame cuts (images only): the digit may be more than the
+    /// image shows, so it is never answered and its probabilities are halved.
+    public var isCutByFrame = false
 }
 
 /// A number read from a drawing: its digits left to right.
@@ -352,7 +355,8 @@ extension NumberReading {
             "{\"digit\":\(d.digit.map(String.init) ?? "null"),\"confidence\":\(p(d.confidence)),\"top\":\(top(d.top)),"
                 + "\"box\":[\(p(d.box.x0)),\(p(d.box.y0)),\(p(d.box.x1)),\(p(d.box.y1))],"
                 + "\"strokes\":[\(d.strokes.map(String.init).joined(separator: ","))]"
-                + (d.notADigit > 0 ? ",\"not_a_digit\":\(p(d.notADigit))" : "") + "}"
+                + (d.notADigit > 0 ? ",\"not_a_digit\":\(p(d.notADigit))" : "")
+                + (d.isCutByFrame ? ",\"cut_by_frame\":true" : "") + "}"
         }.joined(separator: ",") + "]"
         if let label { s += ",\"label\":\(JSONText.quote(label))" }
         if isEmpty { s += ",\"empty\":true" }
@@ -368,7 +372,7 @@ extension NumberReading {
         if digits.count == 1, digits[0].isNotADigit { return "?  not a digit (\(pct(digits[0].notADigit)))" }
         let doubts = digits.enumerated().filter { $0.element.digit == nil }.map { i, d in
             d.isNotADigit ? "digit \(i + 1): not a digit (\(pct(d.notADigit)))"
-                : (digits.count == 1 ? "not sure: " : "digit \(i + 1): ")
+                : (digits.count == 1 ? "not sure: " : "digit \(i + 1): ") + (d.isCutByFrame ? "cut by the image's edge: " : "")
                 + d.top.map { "\($0.digit) \(pct($0.probability))" }.joined(separator: ", ")
         }
         return "\(text)  " + doubts.joined(separator: "; ")

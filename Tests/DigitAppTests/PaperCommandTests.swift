@@ -102,11 +102,33 @@ final class PaperCommandTests: XCTestCase {
         }
     }
 
+    func testMakePaper_FrameCutFramesTheSamePhotosThroughAnEndDigit() throws {
+        let args = ["make-paper", "--strokes", "digits.dat", "--count", "4", "--lengths", "2-3", "--size", "200x120",
+                    "--digit-height", "30-50", "--seed", "4"]
+        XCTAssertEqual(try digits(args + ["--out", "whole"]).status, 0)
+        let run = try digits(args + ["--out", "cut", "--frame-cut", "1"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        func entries(_ dir: String) throws -> [PaperLabels.Entry] {
+            try PaperLabels.parse(try String(contentsOf: folder.appendingPathComponent(dir + "/labels.tsv"), encoding: .utf8), file: dir)
+        }
+        let (whole, cut) = (try entries("whole"), try entries("cut"))
+        XCTAssertEqual(cut.map(\.label), whole.map(\.label), "the label stays the whole number")
+        var framed = 0
+        for entry in cut {
+            let image = try ImageDecoder.read(path: folder.appendingPathComponent("cut/" + entry.file).path)
+            XCTAssertEqual(image.height, 120)
+            guard image.width < 200 else { continue }
+            framed += 1
+            XCTAssertTrue(entry.boxes.first!.x0 == 0 || entry.boxes.last!.x1 == image.width, "\(entry.boxes) in \(image.width)")
+        }
+        XCTAssertGreaterThan(framed, 0)
+    }
+
     func testMakePaper_BadOptionsAreOneLineUsageErrors() throws {
         for (extra, phrase) in [(["--size", "10x10000"], "--size"), (["--format", "gif"], "--format"),
                                 (["--inverted-share", "2"], "--inverted-share"), (["--writers", "999"], "no labelled single digits"),
                                 (["--digit-height", "50-20"], "--digit-height"),
-                                (["--quality", "0-80"], "--quality")] {
+                                (["--quality", "0-80"], "--quality"), (["--frame-cut", "2"], "--frame-cut")] {
             let run = try digits(["make-paper", "--strokes", "digits.dat", "--out", "x"] + extra)
             XCTAssertNotEqual(run.status, 0)
             XCTAssertEqual(run.stderrLines.count, 1, run.stderr)

@@ -77,6 +77,39 @@ final class PaperRendererTests: XCTestCase {
         }
     }
 
+    func testFrameCut_RunsThroughTheFirstOrLastDigitOfTheSamePhoto() throws {
+        var cut = Self.small()
+        cut.keepsInkMask = true
+        cut.frameCutShare = 1
+        var whole = cut
+        whole.frameCutShare = 0
+        var sides: Set<String> = []
+        for seed in 0..<12 as Range<UInt64> {
+            var a = SplitMix64(seed: seed), b = SplitMix64(seed: seed)
+            let photo = try whole.render(Self.number(seed: seed), rng: &a)
+            let framed = try cut.render(Self.number(seed: seed), rng: &b)
+            XCTAssertEqual(framed.label, photo.label)
+            let (first, last) = (photo.digitBoxes[0], photo.digitBoxes[3])
+            if framed.width == photo.width {
+                // Only when neither end digit can be cut without its neighbour.
+                XCTAssertEqual(framed, photo)
+                XCTAssertGreaterThan(first.x1, photo.digitBoxes[1].x0 - 1, "seed \(seed)")
+                continue
+            }
+            let left = framed.digitBoxes[0].x0 == 0 && framed.digitBoxes[0].width < first.width
+            let x0 = left ? photo.width - framed.width : 0
+            XCTAssertEqual(framed, photo.cropped(columns: x0..<(x0 + framed.width)), "seed \(seed): the same photo, framed")
+            let (digit, kept) = left ? (first, framed.digitBoxes[0]) : (last, framed.digitBoxes[3])
+            let share = Float(kept.width) / Float(digit.width)
+            XCTAssertTrue((0.25...0.75).contains(share), "seed \(seed): \(share) of the digit kept")
+            if !left { XCTAssertEqual(kept.x1, framed.width) }
+            let neighbour = left ? 1 : 2
+            XCTAssertEqual(framed.digitBoxes[neighbour].width, photo.digitBoxes[neighbour].width, "seed \(seed): the neighbour is whole")
+            sides.insert(left ? "left" : "right")
+        }
+        XCTAssertEqual(sides, ["left", "right"], "both edges cut over 12 seeds")
+    }
+
     func testBoxes_FollowTheDigitIndexOfEachStroke() throws {
         // Two strokes far apart: a vertical bar on the left (digit 5) and one on the right (digit 2).
         let drawing = Drawing(strokes: [[StrokePoint(x: 0, y: 0), StrokePoint(x: 0, y: 100)],

@@ -106,6 +106,26 @@ public struct PaperImage: Equatable, Sendable {
         self.effects = effects
     }
 
+    /// The columns `columns` of the image (as if the photo had been framed there): the boxes
+    /// clipped to them and shifted, a box outside them empty at the nearer edge.
+    public func cropped(columns: Range<Int>) -> PaperImage {
+        let c = columns.clamped(to: 0..<width)
+        func rows(_ bytes: [UInt8], _ channels: Int) -> [UInt8] {
+            (0..<height).flatMap { y in bytes[((y * width + c.lowerBound) * channels)..<((y * width + c.upperBound) * channels)] }
+        }
+        var out = self
+        out.width = c.count
+        out.gray = rows(gray, 1)
+        out.rgb = rgb.map { rows($0, 3) }
+        out.inkMask = inkMask.map { rows($0, 1) }
+        out.digitBoxes = digitBoxes.map { b in
+            let x0 = min(max(b.x0, c.lowerBound), c.upperBound) - c.lowerBound
+            let x1 = max(min(b.x1, c.upperBound), c.lowerBound) - c.lowerBound
+            return PaperBox(x0: x0, y0: b.y0, x1: max(x0, x1), y1: b.y1)
+        }
+        return out
+    }
+
     /// The image as a file: JPEG at the quality the renderer drew (the compression is one of the
     /// modelled effects), PNG, or PGM (gray even when there is colour). Colour is kept for JPEG
     /// and PNG when present.

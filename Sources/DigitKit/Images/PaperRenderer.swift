@@ -44,6 +44,11 @@ public struct PaperRenderer: Sendable, Equatable {
     public var margin: Float = 0.06
     /// 0 puts the number in the middle; 1 anywhere inside the margins.
     public var offCentre: Float = 0.8
+    /// Share of images of two or more digits framed so that the image's left or right edge runs
+    /// through the first or the last digit (30–70% of its width kept, the neighbour whole): what
+    /// a hurried photo does. The image is that much narrower; the label stays the whole number.
+    /// At 0 (the default) no random number is drawn for it, so earlier sets are reproduced.
+    public var frameCutShare: Float = 0
     /// Degrees, clockwise on the screen.
     public var rotation: ClosedRange<Float> = -4...4
     /// Keystone: the scale changes by this share across the image's long side, drawn for x and
@@ -195,8 +200,26 @@ public struct PaperRenderer: Sendable, Equatable {
         } else {
             for i in 0..<count { gray[i] = PaperPixels.byte(planes[0][i]) }
         }
-        return PaperImage(width: width, height: height, gray: gray, rgb: rgb, digitBoxes: boxes, label: drawing.label,
-                          inkMask: keepsInkMask ? ink.coverage.map(PaperPixels.byte) : nil, effects: effects)
+        let image = PaperImage(width: width, height: height, gray: gray, rgb: rgb, digitBoxes: boxes, label: drawing.label,
+                               inkMask: keepsInkMask ? ink.coverage.map(PaperPixels.byte) : nil, effects: effects)
+        guard frameCutShare > 0, rng.nextFloat() < frameCutShare, boxes.count >= 2 else { return image }
+        return Self.frameCut(image, rng: &rng) ?? image
+    }
+
+    /// `image` with its frame through the first or the last digit (`frameCutShare`), or nil when
+    /// neither can be cut without cutting its neighbour (digits that overlap).
+    static func frameCut(_ image: PaperImage, rng: inout SplitMix64) -> PaperImage? {
+        let boxes = image.digitBoxes
+        let fromLeft = rng.nextFloat() < 0.5
+        let kept = rng.uniform(0.3, 0.7)
+        for left in [fromLeft, !fromLeft] {
+            let (digit, neighbour) = left ? (boxes[0], boxes[1]) : (boxes[boxes.count - 1], boxes[boxes.count - 2])
+            let share = left ? 1 - kept : kept
+            let x = digit.x0 + Int((Float(digit.width) * share).rounded())
+            if left, x > digit.x0, x < neighbour.x0 { return image.cropped(columns: x..<image.width) }
+            if !left, x < digit.x1, x > neighbour.x1 { return image.cropped(columns: 0..<x) }
+        }
+        return nil
     }
 
     // MARK: - Placement
@@ -448,7 +471,8 @@ public struct PaperRenderer: Sendable, Equatable {
             throw DigitError(.usage, "\(name) \(value) is outside \(allowed)")
         }
         let shares: [(String, Float)] = [("margin", margin), ("offCentre", offCentre), ("penWobble", penWobble),
-                                         ("invertedShare", invertedShare), ("shadowShare", shadowShare)]
+                                         ("invertedShare", invertedShare), ("shadowShare", shadowShare),
+                                         ("frameCutShare", frameCutShare)]
         for (name, value) in shares where !(0...1).contains(value) {
             throw DigitError(.usage, "\(name) \(value) is outside 0…1")
         }

@@ -34,6 +34,9 @@ struct PaperCommand: CLICommand {
                             smaller when a long number would not fit)
       --gray                gray images instead of colour
       --inverted-share P    share of images with light ink on a dark board, 0…1 (default 0.1)
+      --frame-cut P         share of images of two or more digits framed through the first
+                            or last digit (a hurried photo; the image is narrower, the label
+                            stays the whole number, the cut digit's box is clipped; default 0)
       --quality A-B         JPEG quality, drawn uniformly per image, 1…100 (default 60-90)
       --append              add to the images and labels.tsv already in DIR, numbering on
                             (to build one set from runs with different options)
@@ -56,6 +59,7 @@ struct PaperCommand: CLICommand {
         let heights = try Self.heights(try args.option("--digit-height") ?? "40-160")
         let gray = args.flag("--gray")
         let inverted = try args.float("--inverted-share", default: 0.1, range: 0...1)
+        let frameCut = try args.float("--frame-cut", default: 0, range: 0...1)
         let quality = try Self.quality(try args.option("--quality") ?? "60-90")
         let append = args.flag("--append")
         let seed = UInt64(try args.int("--seed", default: 1, range: 0...Int(Int32.max)))
@@ -67,6 +71,7 @@ struct PaperCommand: CLICommand {
         renderer.digitHeight = heights
         renderer.colour = !gray && format != .pgm
         renderer.invertedShare = inverted
+        renderer.frameCutShare = frameCut
         renderer.jpegQuality = quality
 
         let records = try DrawingLoader.load(strokes)
@@ -103,7 +108,7 @@ struct PaperCommand: CLICommand {
         }
         try FileIO.writeAtomically(lines.joined(separator: "\n") + "\n", to: labels)
         let seconds = Date().timeIntervalSince(start)
-        progress.finish("wrote \(numbers.count) \(size.width)×\(size.height) \(format.rawValue) images of \(lengths.lowerBound)-\(lengths.upperBound) digits by \(byWriter.count) writers and \(labels) in \(String(format: "%.1f", seconds)) s")
+        progress.finish("wrote \(numbers.count) \(size.width)×\(size.height)\(frameCut > 0 ? " (or narrower)" : "") \(format.rawValue) images of \(lengths.lowerBound)-\(lengths.upperBound) digits by \(byWriter.count) writers and \(labels) in \(String(format: "%.1f", seconds)) s")
         return ExitCode.ok
     }
 

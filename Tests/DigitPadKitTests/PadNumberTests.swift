@@ -123,6 +123,44 @@ final class PadNumberTests: XCTestCase {
         XCTAssertTrue(c.overlayMarks.isEmpty)
     }
 
+    func testNumber_ADigitCutByTheImagesEdgeIsSaidSo() throws {
+        // "84" on paper, framed through the 4, read as `digitpad --open` reads it.
+        func strokes(_ digit: Int) throws -> Drawing {
+            let path = TestPaths.fixtures.appendingPathComponent("strokes/digit-\(digit)-a.json").path
+            return try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
+        }
+        var composer = NumberComposer()
+        composer.gap = 0.35...0.35
+        var rng = SplitMix64(seed: 5)
+        var renderer = PaperRenderer.clean
+        (renderer.width, renderer.height, renderer.digitHeight) = (360, 240, 90...90)
+        let photo = try renderer.render(composer.compose([try strokes(8), try strokes(4)], rng: &rng), rng: &rng)
+        let four = photo.digitBoxes[1]
+        let framed = photo.cropped(columns: 0..<((four.x0 + four.x1) / 2))
+        let image = try PNG.decode(try PNG.encode(gray: framed.gray, width: framed.width, height: framed.height), file: "84.png")
+        let reading = try DigitRecognizer(weightsPath: TestPaths.weights.path).read(image: image)
+        let read = AnswerView(reading, revision: 1, mapping: CanvasMapping(scale: 1.0 / 360, offsetX: 0, offsetY: 0), boxesArePaths: false)
+        XCTAssertEqual(read.digits.map(\.isCutByFrame), [false, true], reading.summary)
+        XCTAssertEqual(read.text, "8?")
+
+        // The panel's last line says why the digit is not answered, instead of "not sure".
+        let (c, three) = threeDigits()
+        let view = AnswerView(text: "1?", confidence: 0.6, digits: Array(three.digits.prefix(2)), threshold: 0.9,
+                              revision: three.revision, hasNotADigitOutput: true)
+        var cut = view
+        cut.digits[1].isCutByFrame = true
+        var plain = Surface(width: 1, height: 1), marked = Surface(width: 1, height: 1)
+        c.show(view)
+        c.render(into: &plain)
+        c.show(cut)
+        c.render(into: &marked)
+        let answer = c.layout.answer
+        let footer = PixelRect(x: answer.x, y: answer.maxY - 9 * c.layout.textScale - c.layout.gap, width: answer.width,
+                               height: 9 * c.layout.textScale + c.layout.gap)
+        XCTAssertGreaterThan(Pad.differences(plain, marked, in: footer), 20)
+        XCTAssertEqual(Pad.differences(plain, marked, in: PixelRect(x: answer.x, y: answer.y, width: answer.width, height: footer.y - answer.y)), 0)
+    }
+
     func testNumber_AReadingFromDigitKitIsPlacedOnTheCanvas() throws {
         // A 1 and a 0 written side by side in canvas pixels of a 500-pixel canvas.
         let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)

@@ -57,6 +57,9 @@ extension PadController {
                 let one = answer.digits.count == 1 ? answer.digits[0] : nil
                 line = (one.map { ["not a digit · " + percent($0.notADigit)] } ?? []) + ["not a digit"]
                 lineColor = PadTheme.notADigit
+            } else if answer.digits.contains(where: \.isCutByFrame) {
+                line = ["cut by the image's edge", "cut by the edge", "cut"]
+                lineColor = PadTheme.warning
             } else if answer.isAnswered {
                 line = [percent(answer.confidence) + " sure", percent(answer.confidence)]
                 lineColor = PadTheme.muted

@@ -33,14 +33,18 @@ public struct DigitMark: Equatable, Sendable {
     /// The box of the digit's ink on the canvas (of the pen's path for a drawing, of the ink's
     /// pixels for an image); nil draws no box (`--single`).
     public var box: CanvasBox?
+    /// The image's frame cuts this digit (`ReadDigit.isCutByFrame`): it is never answered.
+    public var isCutByFrame: Bool
 
-    public init(digit: Int?, confidence: Float, notADigit: Float = 0, probabilities: [Float], raster: [Float], box: CanvasBox? = nil) {
+    public init(digit: Int?, confidence: Float, notADigit: Float = 0, probabilities: [Float], raster: [Float], box: CanvasBox? = nil,
+                isCutByFrame: Bool = false) {
         self.digit = digit
         self.confidence = confidence
         self.notADigit = notADigit
         self.probabilities = probabilities
         self.raster = raster
         self.box = box
+        self.isCutByFrame = isCutByFrame
     }
 
     /// "Not a digit" is more likely than any digit: shown apart from "not sure".
@@ -94,7 +98,8 @@ public struct AnswerView: Equatable, Sendable {
             let (x0, y0) = mapping.toCanvas(d.box.x0, d.box.y0), (x1, y1) = mapping.toCanvas(d.box.x1, d.box.y1)
             let box = CanvasBox(x0: min(x0, x1), y0: min(y0, y1), x1: max(x0, x1), y1: max(y0, y1))
             return DigitMark(digit: d.digit, confidence: d.confidence, notADigit: d.notADigit, probabilities: d.probabilities,
-                             raster: d.raster, box: showBoxes && [x0, y0, x1, y1].allSatisfy(\.isFinite) ? box : nil)
+                             raster: d.raster, box: showBoxes && [x0, y0, x1, y1].allSatisfy(\.isFinite) ? box : nil,
+                             isCutByFrame: d.isCutByFrame)
         }
         self.init(text: reading.text, confidence: reading.confidence, digits: marks, threshold: reading.threshold,
                   revision: revision, boxesArePaths: boxesArePaths, hasNotADigitOutput: hasNotADigitOutput)

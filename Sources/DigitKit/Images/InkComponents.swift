@@ -110,13 +110,16 @@ struct InkComponents {
 
     /// The components of `writing` (inside the border) and, when `cutByFrame`, the components
     /// that touch the border but look like digits of the line cut by the photo's frame: drawn
-    /// like strokes, no speck, at most 1.5 writing heights tall and 4 wide (a sheet's or a
+    /// like strokes (a slice of a digit may be denser: ink on up to 60% of its box, or up to 4
+    /// pen widths across), no speck, at most 1.5 writing heights tall and 4 wide (a sheet's or a
     /// shadow's edge runs on), in the line's band and at most a writing height from its ink.
     func cutByFrame(writing kept: [Int], height hc: Float, band: ClosedRange<Float>) -> [Int] {
         guard let largest = kept.map({ components[$0].pixels.count }).max(), kept.contains(where: { !touchesBorder(components[$0]) }) else { return [] }
         return components.indices.filter { k in
             let c = components[k]
-            guard touchesBorder(c), strokeLike(c), c.pixels.count * 100 >= largest,
+            // A slice of a digit is denser than a whole one: ink on up to 60% of its box, or up to 4 pen widths across.
+            let sliceLike = c.pixels.count * 5 <= c.width * c.height * 3 || Float(min(c.width, c.height)) <= 4 * strokeWidth
+            guard touchesBorder(c), sliceLike, c.pixels.count * 100 >= largest,
                   Float(max(c.width, c.height)) >= 0.2 * hc, Float(c.height) <= 1.5 * hc, Float(c.width) <= 4 * hc,
                   Float(c.y1) >= band.lowerBound, Float(c.y0) <= band.upperBound else { return false }
             return kept.contains { j in

@@ -257,6 +257,30 @@ final class PageReaderTests: XCTestCase {
         }
     }
 
+    func testFaintInkAtTheBorderIsNotACutDigit() throws {
+        // "381" framed through the 1, the 1's slice at full strength and at 42% of it: the faint
+        // one is what the edge of a shadow leaves at the border, not pen ink.
+        var rng = SplitMix64(seed: 2)
+        let number = Self.number([try Self.fixture(3), try Self.fixture(8), try Self.fixture(1)], gap: 0.35)
+        let paper = try Self.clean().render(number, rng: &rng)
+        let one = paper.digitBoxes[2]
+        let framed = paper.cropped(columns: 0..<((one.x0 + one.x1) / 2))
+        let ground = framed.gray.max() ?? 255
+        for (strength, cut) in [(Float(1), true), (0.42, false)] {
+            var gray = framed.gray
+            for y in 0..<framed.height {
+                for x in max(0, one.x0 - 2)..<framed.width {
+                    let v = Float(gray[y * framed.width + x])
+                    gray[y * framed.width + x] = UInt8(Float(ground) - strength * (Float(ground) - v))
+                }
+            }
+            let found = InkComponents(InkMap(Page(try Self.decoded(gray, width: framed.width, height: framed.height))))
+            XCTAssertTrue(found.components.contains { found.touchesBorder($0) }, "the slice is ink at the border")
+            let line = try XCTUnwrap(found.line(cutByFrame: true))
+            XCTAssertEqual(line.cutByFrame.isEmpty, !cut, "strength \(strength)")
+        }
+    }
+
     func testEvaluatingImagesCountsEachAndKeepsTheUnreadableAsErrors() throws {
         let paper = TestPaths.fixtures.appendingPathComponent("paper").path
         let labelled = try String(contentsOfFile: paper + "/labels.tsv", encoding: .utf8).split(separator: "\n").map { line in

@@ -111,7 +111,8 @@ struct InkComponents {
     /// The components of `writing` (inside the border) and, when `cutByFrame`, the components
     /// that touch the border but look like digits of the line cut by the photo's frame: drawn
     /// like strokes (a slice of a digit may be denser: ink on up to 60% of its box, or up to 4
-    /// pen widths across), no speck, at most 1.5 writing heights tall and 4 wide (a sheet's or a
+    /// pen widths across), as strong as ink (on average 45% of the contrast: a shadow's edge is
+    /// fainter), no speck, at most 1.5 writing heights tall and 4 wide (a sheet's or a
     /// shadow's edge runs on), in the line's band and at most a writing height from its ink.
     func cutByFrame(writing kept: [Int], height hc: Float, band: ClosedRange<Float>) -> [Int] {
         guard let largest = kept.map({ components[$0].pixels.count }).max(), kept.contains(where: { !touchesBorder(components[$0]) }) else { return [] }
@@ -119,7 +120,9 @@ struct InkComponents {
             let c = components[k]
             // A slice of a digit is denser than a whole one: ink on up to 60% of its box, or up to 4 pen widths across.
             let sliceLike = c.pixels.count * 5 <= c.width * c.height * 3 || Float(min(c.width, c.height)) <= 4 * strokeWidth
-            guard touchesBorder(c), sliceLike, c.pixels.count * 100 >= largest,
+            // As dark as pen ink: the edge of a shadow left on the border is a faint line (a third of the contrast).
+            let strength = c.pixels.reduce(Float(0)) { $0 + page.values[$1] } / Float(max(c.pixels.count, 1))
+            guard touchesBorder(c), sliceLike, strength >= 0.45 * contrast, c.pixels.count * 100 >= largest,
                   Float(max(c.width, c.height)) >= 0.2 * hc, Float(c.height) <= 1.5 * hc, Float(c.width) <= 4 * hc,
                   Float(c.y1) >= band.lowerBound, Float(c.y0) <= band.upperBound else { return false }
             return kept.contains { j in

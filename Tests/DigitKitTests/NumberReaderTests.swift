@@ -137,6 +137,46 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertEqual(reading.confidence, 0.99 * 0.76, accuracy: 1e-6)
     }
 
+    /// Neighbouring digits whose strokes meet end to end, or share a stroke, were drawn as one
+    /// figure: both keep `joinedShare` of their probability. Digits drawn apart are left alone.
+    func testDoubtJoined_DigitsDrawnAsOneFigureAreNotSure() {
+        func p(_ x: Float, _ y: Float) -> StrokePoint { StrokePoint(x: x, y: y) }
+        // A V in two strokes that meet at the bottom, then a 1 apart from it; and one stroke cut in two.
+        let drawing = Drawing(strokes: [[p(0, 0), p(5, 100)], [p(5.5, 100), p(10, 0)], [p(40, 0), p(40, 100)], [p(60, 0), p(70, 100), p(80, 0)]])
+        func reading(_ strokes: [[Int]]) -> NumberReading {
+            let digits = strokes.map { s in
+                ReadDigit(digit: 1, confidence: 0.99, notADigit: 0, top: [(1, 0.99)], probabilities: [0.99],
+                          box: InkBox(x0: 0, y0: 0, x1: 1, y1: 1), strokes: s)
+            }
+            return NumberReading(text: String(repeating: "1", count: strokes.count), confidence: 0.9, digits: digits, threshold: 0.9)
+        }
+        var v = reading([[0], [1], [2]])
+        v.doubtJoined(drawing, reach: 2, share: 0.5)
+        XCTAssertEqual(v.text, "??1")
+        XCTAssertEqual(v.bestText, "111")
+        XCTAssertEqual(v.digits.map(\.confidence), [0.495, 0.495, 0.99])
+        var apart = reading([[0], [2]])
+        apart.doubtJoined(drawing, reach: 2, share: 0.5)
+        XCTAssertEqual(apart.text, "11")
+        var shared = reading([[2], [3], [3]])
+        shared.doubtJoined(drawing, reach: 2, share: 0.5)
+        XCTAssertEqual(shared.text, "1??")
+        var near = reading([[0], [1]])
+        near.doubtJoined(drawing, reach: 0.4, share: 0.5)
+        XCTAssertEqual(near.text, "11", "half a unit apart is beyond a reach of 0.4")
+    }
+
+    func testRead_AWDrawnInTheWindowIsNotReadAs1111() throws {
+        let path = TestPaths.fixtures.appendingPathComponent("nondigits/027-w.json").path
+        let w = try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
+        var options = NumberReaderOptions()
+        options.joinedShare = 1
+        XCTAssertEqual(try recognizer().read(w, options: options).text, "1111", "read as its strokes, without the rule")
+        let reading = try recognizer().read(w)
+        XCTAssertFalse(reading.isAnswered, reading.summary)
+        XCTAssertEqual(reading.bestText, "1111")
+    }
+
     /// A tap on a canvas is a dot against the canvas, not a blob filling the box (read as a 4 once).
     func testRead_ALoneTapIsNotADigit() throws {
         let tap = Drawing(strokes: [[StrokePoint(x: 140, y: 140), StrokePoint(x: 141, y: 140.5)]], canvasWidth: 280, canvasHeight: 280)

@@ -142,19 +142,6 @@ extension DigitRecognizer {
 }
 
 extension NumberReading {
-    /// Scales the probabilities of the digits `which` selects by `share`, the probability that
-    /// the ink was cut right: when two ways of cutting a piece of ink read differently, a digit is
-    /// only as sure as the cut it comes from.
-    mutating func doubt(by share: Float, which: (ReadDigit) -> Bool) {
-        for k in digits.indices where which(digits[k]) {
-            digits[k].confidence *= share
-            digits[k].top = digits[k].top.map { ($0.digit, $0.probability * share) }
-            digits[k].probabilities = digits[k].probabilities.map { $0 * share }
-            if digits[k].confidence < threshold || digits[k].isCutByFrame { digits[k].digit = nil }
-        }
-        updateTextAndConfidence()
-    }
-
     /// Marks the digits `which` selects as cut by the photo's frame (`ReadDigit.isCutByFrame`):
     /// whether such a digit is whole is a toss-up, so its probabilities are halved and it is
     /// never answered.

@@ -79,6 +79,12 @@ public struct NumberReaderOptions: Sendable, Equatable {
     /// of cutting it into digit-like pieces, but only where every way of reading it as digits is
     /// much less likely. Nil: every candidate is scored by its best digit.
     public var notADigitCost: Float? = 4
+    /// The share of their probability kept by neighbouring digits of a drawing that were drawn as
+    /// one figure: a stroke of one ends within 2% of the line's height of an end of a stroke of
+    /// the other, or one stroke runs through both. Hand-written digits begin apart from where the
+    /// one before ended; the strokes of a V, an n or a w, cut into 1s and 7s, meet end to end. At
+    /// 0.5 such digits are not answered; 1 leaves them as read.
+    public var joinedShare: Float = 0.5
     /// The most digits a reading may have (nil: no bound).
     public var maxDigits: Int?
     /// Whether candidates are scored with the network's "not a digit" output (when it has one).
@@ -122,10 +128,12 @@ extension DigitRecognizer {
         // A piece smaller than half the line keeps its size against the line (see `Segmentation.drawing`).
         rasterOptions.minimumExtent = 0.5
         let segmentRasterizer = Rasterizer(options: rasterOptions)
-        return try read(pieces: segmentation.pieces.count, candidates: segmentation.candidates, lineHeight: segmentation.lineHeight,
-                        box: segmentation.box, strokes: segmentation.strokes, options: options) { run, pixels in
+        var reading = try read(pieces: segmentation.pieces.count, candidates: segmentation.candidates, lineHeight: segmentation.lineHeight,
+                               box: segmentation.box, strokes: segmentation.strokes, options: options) { run, pixels in
             segmentRasterizer.rasterize(segmentation.drawing(drawing, run), into: pixels)
         }
+        if options.joinedShare < 1 { reading.doubtJoined(drawing, reach: 0.02 * segmentation.lineHeight, share: options.joinedShare) }
+        return reading
     }
 
     /// The whole drawing as one digit: `recognize(_:)`'s answer, and the same as a reading of one
@@ -318,6 +326,42 @@ extension NumberReading {
     init(digits: [ReadDigit], threshold: Float) {
         self.init(text: "", confidence: 0, digits: digits, threshold: threshold)
         updateTextAndConfidence()
+    }
+
+    /// Scales the probabilities of the digits `which` selects by `share`, the probability that
+    /// the ink was cut right: when two ways of cutting a piece of ink read differently, a digit is
+    /// only as sure as the cut it comes from.
+    mutating func doubt(by share: Float, which: (ReadDigit) -> Bool) {
+        doubt(by: share, at: digits.indices.filter { which(digits[$0]) })
+    }
+
+    /// Scales the probabilities of the digits at `indices` by `share` (a digit cut by the frame
+    /// is never answered).
+    mutating func doubt(by share: Float, at indices: [Int]) {
+        for k in indices {
+            digits[k].confidence *= share
+            digits[k].top = digits[k].top.map { ($0.digit, $0.probability * share) }
+            digits[k].probabilities = digits[k].probabilities.map { $0 * share }
+            if digits[k].confidence < threshold || digits[k].isCutByFrame { digits[k].digit = nil }
+        }
+        updateTextAndConfidence()
+    }
+
+    /// Neighbouring digits drawn as one figure — a stroke of one ends within `reach` of an end of
+    /// a stroke of the other, or one stroke runs through both — keep `share` of their probability
+    /// (`NumberReaderOptions.joinedShare`).
+    mutating func doubtJoined(_ drawing: Drawing, reach: Float, share: Float) {
+        func ends(_ d: ReadDigit) -> [StrokePoint] {
+            d.strokes.flatMap { k in drawing.strokes[k].first.map { [$0, drawing.strokes[k].last!] } ?? [] }
+        }
+        var joined = Set<Int>()
+        for k in digits.indices.dropLast() {
+            let (a, b) = (digits[k], digits[k + 1])
+            let meet = !Set(a.strokes).isDisjoint(with: b.strokes)
+                || ends(a).contains { p in ends(b).contains { q in ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot() <= reach } }
+            if meet { joined.formUnion([k, k + 1]) }
+        }
+        if !joined.isEmpty { doubt(by: share, at: joined.sorted()) }
     }
 
     /// Makes `text` and `confidence` from the digits (after their answers changed).

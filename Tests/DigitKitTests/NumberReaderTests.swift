@@ -117,6 +117,12 @@ final class NumberReaderTests: XCTestCase {
                                     digits: [digit(2, 0.99, notADigit: 0), digit(nil, 0.02, notADigit: 0.97), digit(nil, 0.6, notADigit: 0.1)],
                                     threshold: 0.9)
         XCTAssertEqual(reading.summary, "2??  digit 2: not a digit (97.0%); digit 3: 7 60.0%, 1 1.0%")
+        // Cut by the image's frame, the slice of a digit is "not sure" whatever it looks like.
+        var cut = reading
+        cut.digits[1].isCutByFrame = true
+        XCTAssertFalse(cut.digits[1].isNotADigit)
+        XCTAssertFalse(cut.hasNotADigit)
+        XCTAssertEqual(cut.summary, "2??  digit 2: cut by the image's edge: 7 2.0%, 1 1.0%; digit 3: 7 60.0%, 1 1.0%")
     }
 
     /// A digit whose reading depends on how the ink was cut keeps the share of its probability

@@ -23,8 +23,9 @@ public struct ReadDigit: Sendable {
     public var strokes: [Int]
     /// The best digit whatever its probability.
     public var bestGuess: Int { top.first?.digit ?? 0 }
-    /// True when "not a digit" is more likely than any digit (a network with that output).
-    public var isNotADigit: Bool { notADigit > confidence }
+    /// True when "not a digit" is more likely than any digit (a network with that output) and
+    /// the digit is not cut by the image's frame (a slice of a digit may look like none).
+    public var isNotADigit: Bool { !isCutByFrame && notADigit > confidence }
     /// True for ink that the photo's frame cuts (images only): the digit may be more than the
     /// image shows, so it is never answered and its probabilities are halved.
     public var isCutByFrame = false

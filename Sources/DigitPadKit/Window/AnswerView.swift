@@ -47,8 +47,9 @@ public struct DigitMark: Equatable, Sendable {
         self.isCutByFrame = isCutByFrame
     }
 
-    /// "Not a digit" is more likely than any digit: shown apart from "not sure".
-    public var isNotADigit: Bool { notADigit > confidence }
+    /// "Not a digit" is more likely than any digit: shown apart from "not sure" (a digit cut by
+    /// the image's edge is "not sure", whatever it looks like).
+    public var isNotADigit: Bool { !isCutByFrame && notADigit > confidence }
 }
 
 /// What the panel and the canvas show about the latest reading: the whole text, and a mark per digit.

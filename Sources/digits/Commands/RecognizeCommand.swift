@@ -17,6 +17,7 @@ struct RecognizeCommand: CLICommand {
       2026  99.1%                       the number, and the probability that every digit is right
       20?6  digit 3: 2 61.0%, 7 30.2%   a doubtful digit and its candidates
       ?  not a digit (97.0%)
+      8?  digit 2: cut by the image's edge: 4 50.0%   the photo's frame runs through a digit
 
     Options:
       --single            read each drawing as one digit (the whole ink is one digit)
@@ -27,7 +28,8 @@ struct RecognizeCommand: CLICommand {
                            "box":[x0,y0,x1,y1],"strokes":[0,1]},…],"label":"2026"}
                           box: the digit's ink in drawing units or image pixels; strokes: its
                           strokes (none for images); "not_a_digit" when the network has that
-                          output and gives it weight. For a one-digit reading "digit",
+                          output and gives it weight; "cut_by_frame":true for a digit the
+                          image's frame cuts. For a one-digit reading "digit",
                           "confidence" and "top" are that digit's (null below the threshold);
                           with --single a drawing's object is {"source","index","digit",
                           "confidence","top","label"}. An empty drawing adds "empty":true.

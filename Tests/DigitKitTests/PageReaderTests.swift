@@ -257,6 +257,18 @@ final class PageReaderTests: XCTestCase {
         }
     }
 
+    func testADigitCutByTheTopOfTheFrameIsNotSure() throws {
+        // Fixtures/paper's "5351" framed from row 200: its 1 (rows 189…275) runs off the top, the
+        // other digits (from row 204) do not.
+        let photo = try ImageDecoder.read(path: TestPaths.fixtures.appendingPathComponent("paper/paper-0004.jpg").path)
+        XCTAssertEqual(try recognizer().read(image: photo).text, "5351")
+        let framed = Array(photo.gray[(200 * photo.width)...])
+        let reading = try recognizer().read(image: try Self.decoded(framed, width: photo.width, height: photo.height - 200))
+        XCTAssertEqual(reading.text, "535?", reading.summary)
+        XCTAssertEqual(reading.digits.map(\.isCutByFrame), [false, false, false, true])
+        XCTAssertEqual(reading.bestText, "5351")
+    }
+
     func testFaintInkAtTheBorderIsNotACutDigit() throws {
         // "381" framed through the 1, the 1's slice at full strength and at 42% of it: the faint
         // one is what the edge of a shadow leaves at the border, not pen ink.

@@ -83,7 +83,7 @@ struct InkComponents {
         if writing.isEmpty {
             writing = components.indices.filter { k in
                 let c = components[k]
-                return strokeLike(c) && c.height * 2 >= page.height
+                return drawnLikeStrokes(c) && c.height * 2 >= page.height
             }
         }
         guard !writing.isEmpty else { return ([], 0) }
@@ -102,10 +102,10 @@ struct InkComponents {
         c.x0 == 0 || c.y0 == 0 || c.x1 == page.width - 1 || c.y1 == page.height - 1
     }
 
-    /// Drawn like strokes: ink on at most half of its box, or at most 3 pen widths across (a
-    /// shadow's edge fills a broad box).
-    func strokeLike(_ c: Component) -> Bool {
-        c.pixels.count * 2 <= c.width * c.height || Float(min(c.width, c.height)) <= 3 * strokeWidth
+    /// Drawn like strokes: ink on at most `fill` of its box, or at most `across` pen widths across
+    /// (a shadow's edge fills a broad box).
+    func drawnLikeStrokes(_ c: Component, fill: Float = 0.5, across: Float = 3) -> Bool {
+        Float(c.pixels.count) <= fill * Float(c.width * c.height) || Float(min(c.width, c.height)) <= across * strokeWidth
     }
 
     /// The components of `writing` (inside the border) and, when `cutByFrame`, the components
@@ -119,12 +119,12 @@ struct InkComponents {
         return components.indices.filter { k in
             let c = components[k]
             // A slice of a digit is denser than a whole one: ink on up to 60% of its box, or up to 4 pen widths across.
-            let sliceLike = c.pixels.count * 5 <= c.width * c.height * 3 || Float(min(c.width, c.height)) <= 4 * strokeWidth
-            // As dark as pen ink: the edge of a shadow left on the border is a faint line (a third of the contrast).
-            let strength = c.pixels.reduce(Float(0)) { $0 + page.values[$1] } / Float(max(c.pixels.count, 1))
-            guard touchesBorder(c), sliceLike, strength >= 0.45 * contrast, c.pixels.count * 100 >= largest,
+            guard touchesBorder(c), drawnLikeStrokes(c, fill: 0.6, across: 4), c.pixels.count * 100 >= largest,
                   Float(max(c.width, c.height)) >= 0.2 * hc, Float(c.height) <= 1.5 * hc, Float(c.width) <= 4 * hc,
                   Float(c.y1) >= band.lowerBound, Float(c.y0) <= band.upperBound else { return false }
+            // As dark as pen ink: the edge of a shadow left on the border is a faint line (a third of the contrast).
+            let strength = c.pixels.reduce(Float(0)) { $0 + page.values[$1] } / Float(c.pixels.count)
+            guard strength >= 0.45 * contrast else { return false }
             return kept.contains { j in
                 let w = components[j]
                 return Float(max(0, c.x0 - w.x1, w.x0 - c.x1)) <= hc

@@ -146,8 +146,13 @@ extension NumberReading {
     /// whether such a digit is whole is a toss-up, so its probabilities are halved and it is
     /// never answered.
     mutating func markCutByFrame(which: (ReadDigit) -> Bool) {
-        for k in digits.indices where which(digits[k]) { digits[k].isCutByFrame = true }
-        doubt(by: 0.5) { $0.isCutByFrame }
+        let cut = digits.indices.filter { which(digits[$0]) }
+        guard !cut.isEmpty else { return }
+        for k in cut {
+            digits[k].isCutByFrame = true
+            digits[k].digit = nil
+        }
+        doubt(by: 0.5, at: cut)
     }
 }
 

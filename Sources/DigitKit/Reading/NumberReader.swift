@@ -336,14 +336,13 @@ extension NumberReading {
         doubt(by: share, at: digits.indices.filter { which(digits[$0]) })
     }
 
-    /// Scales the probabilities of the digits at `indices` by `share` (a digit cut by the frame
-    /// is never answered).
+    /// Scales the probabilities of the digits at `indices` by `share`.
     mutating func doubt(by share: Float, at indices: [Int]) {
         for k in indices {
             digits[k].confidence *= share
             digits[k].top = digits[k].top.map { ($0.digit, $0.probability * share) }
             digits[k].probabilities = digits[k].probabilities.map { $0 * share }
-            if digits[k].confidence < threshold || digits[k].isCutByFrame { digits[k].digit = nil }
+            if digits[k].confidence < threshold { digits[k].digit = nil }
         }
         updateTextAndConfidence()
     }
@@ -358,8 +357,9 @@ extension NumberReading {
         var joined = Set<Int>()
         for k in digits.indices.dropLast() {
             let (a, b) = (digits[k], digits[k + 1])
+            let endsOfB = ends(b)
             let meet = !Set(a.strokes).isDisjoint(with: b.strokes)
-                || ends(a).contains { p in ends(b).contains { q in ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot() <= reach } }
+                || ends(a).contains { p in endsOfB.contains { q in ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot() <= reach } }
             if meet { joined.formUnion([k, k + 1]) }
         }
         if !joined.isEmpty { doubt(by: share, at: joined.sorted()) }

@@ -375,3 +375,19 @@ struct SkeletonGraph {
         return (dx / n, dy / n)
     }
 }
+
+extension SkeletonGraph {
+    /// The live edges as paths of (x, y) pixel centres, each from its first node's centre through
+    /// every `step`-th pixel to its last node's centre; a closed loop comes back to its start.
+    func polylines(step: Int = 2) -> [[(x: Float, y: Float)]] {
+        edges.filter { !$0.removed }.compactMap { edge in
+            var path: [(x: Float, y: Float)] = []
+            if edge.a >= 0 { path.append((nodes[edge.a].x, nodes[edge.a].y)) }
+            for (k, p) in edge.pixels.enumerated() where k % step == 0 || k == edge.pixels.count - 1 {
+                path.append((Float(p % width), Float(p / width)))
+            }
+            if edge.b >= 0 { path.append((nodes[edge.b].x, nodes[edge.b].y)) } else if edge.a < 0, let first = path.first { path.append(first) }
+            return path.count >= 2 ? path : nil
+        }
+    }
+}

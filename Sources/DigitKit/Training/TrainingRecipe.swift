@@ -37,6 +37,9 @@ public struct TrainingRecipe: Sendable {
     public var heldOutFonts = GlyphSamples.heldOutFonts
     /// Share of pen 0s, 1s and 7s drawn in a variant form (slashed zero, crossed seven, European one).
     public var variantRate: Float = 0
+    /// MNIST training images drawn again as pen strokes (their skeletons, `MNISTStrokeSamples`),
+    /// how many per epoch; needs pen data (for the pen's settings).
+    public var mnistStrokes = 0
 
     public struct PenData: Sendable {
         /// Writers never trained on (kept for measuring); nil: `PendigitsSplit` (every third
@@ -149,6 +152,12 @@ public struct TrainingRecipe: Sendable {
             sources += Array(repeating: strokes, count: pen.repeats)
             note = "; \(strokes.count) drawings × \(pen.repeats) from \(path) (held-out writers: \(pen.heldOutList))"
                 + (variantRate > 0 ? ", variant forms \(variantRate)" : "")
+        }
+        if mnistStrokes > 0 {
+            let drawn = MNISTStrokeSamples(trainSet, range: trainRange, count: mnistStrokes, seed: options.seed ^ 0x5E1E,
+                                           raster: pen.raster)
+            sources.append(drawn)
+            note += "; \(drawn.count) MNIST images drawn as pen strokes"
         }
         if nonDigits > 0 {
             var shapes = NonDigitSamples(count: nonDigits, seed: options.seed, raster: pen.raster)

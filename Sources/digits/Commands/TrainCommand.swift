@@ -55,6 +55,8 @@ struct TrainCommand: CLICommand {
       --pen-width W         the rasterizer's pen width recorded in the weight file
       --softness S          the rasterizer's edge softness recorded in the weight file (default 1.0)
       --variants P          share of pen 0s, 1s and 7s drawn slashed, crossed or with a flag
+      --mnist-strokes N     MNIST training images drawn again as pen strokes (their ink
+                            thinned to a skeleton, rasterized like the drawings), N per epoch
 
     What is not a digit (trained toward the "not a digit" output, or toward uniform
     probabilities for a network without it):
@@ -132,6 +134,7 @@ struct TrainCommand: CLICommand {
         recipe.paperPhotos = try args.int("--paper-parts", default: recipe.paperPhotos, range: 0...100_000)
         recipe.glyphRepeats = try args.int("--glyphs", default: recipe.glyphRepeats, range: 0...100)
         recipe.variantRate = try args.float("--variants", default: recipe.variantRate, range: 0...1)
+        recipe.mnistStrokes = try args.int("--mnist-strokes", default: recipe.mnistStrokes, range: 0...60000)
         let glyphsPath = try args.option("--glyph-file")
         if args.flag("--all-writers") { recipe.pen.heldOutWriters = [] }
         recipe.pen.repeats = try args.int("--strokes-repeat", default: recipe.pen.repeats, range: 1...100)

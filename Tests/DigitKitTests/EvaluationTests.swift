@@ -99,6 +99,28 @@ final class EvaluationTests: XCTestCase {
         XCTAssertEqual((object["recall"] as? [NSNumber])?.count, 10)
     }
 
+    /// With an eleventh output, the ten digits' probabilities sum to less than 1. Threshold 0.9:
+    ///
+    ///     item  best digit  digits' sum  "not a digit"  counted
+    ///     0     0.85        0.93         0.07           held back (0.85 ≥ 0.9 × 0.93 = 0.837)
+    ///     1     0.80        0.93         0.07           not sure among the digits (0.80 < 0.837)
+    ///     2     0.40        0.42         0.58           not a digit (0.58 > 0.40)
+    ///     3     0.95        0.96         0.04           answered
+    func testReport_CountsDigitsHeldBackOnlyByTheNotADigitShare() throws {
+        func row(_ best: Int, _ p: Float, _ other: Int, _ q: Float) -> [Float] {
+            (0..<10).map { $0 == best ? p : $0 == other ? q : 0 }
+        }
+        let probabilities = row(2, 0.85, 3, 0.08) + row(2, 0.80, 3, 0.13) + row(4, 0.40, 1, 0.02) + row(5, 0.95, 6, 0.01)
+        let r = EvaluationReport(probabilities: probabilities, labels: [2, 2, 4, 5], threshold: 0.9, temperature: 1)
+        XCTAssertEqual(r.coverage, 0.25, accuracy: 1e-12)
+        XCTAssertEqual(r.heldBackByNotADigit, 1)
+        XCTAssertTrue(r.table.contains("held back            1   (by the \"not a digit\" share"), r.table)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.json.utf8)) as? [String: Any])
+        XCTAssertEqual(object["held_back_by_not_a_digit"] as? Int, 1)
+        XCTAssertEqual(report.heldBackByNotADigit, 0, "ten outputs: the digits' probabilities sum to 1")
+        XCTAssertFalse(report.table.contains("held back"))
+    }
+
     func testReport_TableShowsTheHeadlineFigures() {
         let table = report.table
         XCTAssertTrue(table.contains("accuracy (top-1)     60.00%"), table)

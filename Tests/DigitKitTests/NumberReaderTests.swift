@@ -258,6 +258,28 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertFalse(report.table.contains("wrong readings"), "nothing to say without expected scores")
     }
 
+    func testReport_CountsNumbersHeldBackOnlyByTheNotADigitShare() {
+        let box = InkBox(x0: 0, y0: 0, x1: 1, y1: 1)
+        func digit(_ d: Int, _ p: Float, notADigit: Float) -> ReadDigit {
+            ReadDigit(digit: p >= 0.9 ? d : nil, confidence: p, notADigit: notADigit, top: [(d, p)], box: box, strokes: [])
+        }
+        var report = NumberEvaluationReport()
+        // 0.86 ≥ 0.9 × (1 − 0.1): held back by the "not a digit" share alone.
+        report.add(NumberReading(digits: [digit(1, 0.99, notADigit: 0), digit(2, 0.86, notADigit: 0.1)], threshold: 0.9), label: "12")
+        // 0.80 < 0.9 × (1 − 0.1): not sure which digit, whatever that share.
+        report.add(NumberReading(digits: [digit(1, 0.99, notADigit: 0), digit(2, 0.80, notADigit: 0.1)], threshold: 0.9), label: "12")
+        // One digit held back, the other not sure: the number is not held back by the share alone.
+        report.add(NumberReading(digits: [digit(1, 0.5, notADigit: 0), digit(2, 0.86, notADigit: 0.1)], threshold: 0.9), label: "12")
+        // A digit cut by the frame is not answered whatever its share.
+        var cut = digit(2, 0.86, notADigit: 0.1)
+        cut.isCutByFrame = true
+        report.add(NumberReading(digits: [digit(1, 0.99, notADigit: 0), cut], threshold: 0.9), label: "12")
+        XCTAssertEqual(report.answered, 0)
+        XCTAssertEqual(report.numbersHeldBack, 1)
+        XCTAssertTrue(report.table.contains("1 held back by the \"not a digit\" share"), report.table)
+        XCTAssertTrue(report.json.contains("\"held_back_by_not_a_digit\":1"), report.json)
+    }
+
     func testReport_SaysWhyReadingsAreWrong() {
         var report = NumberEvaluationReport()
         func reading(_ digits: [Int], score: Float, expected: Float?) -> NumberReading {

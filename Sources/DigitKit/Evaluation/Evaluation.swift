@@ -13,6 +13,10 @@ public struct EvaluationReport: Sendable {
     /// Share of answered items that are right (1 when nothing is answered).
     public var selectiveAccuracy: Double
     public var answeredWrong: Int
+    /// Items not answered only because of the "not a digit" output's share: the best digit holds
+    /// at least `threshold` of the ten digits' probabilities, and more than "not a digit" has (0
+    /// for a network without that output). What that output costs in coverage.
+    public var heldBackByNotADigit = 0
     /// Expected calibration error over 15 equal-width confidence bins (Guo et al. 2017).
     public var expectedCalibrationError: Double
     /// Mean negative log-likelihood of the true class.
@@ -28,7 +32,7 @@ public struct EvaluationReport: Sendable {
         self.threshold = threshold
         self.temperature = temperature
         var confusion = Array(repeating: Array(repeating: 0, count: 10), count: 10)
-        var correct = 0, answered = 0, answeredRight = 0
+        var correct = 0, answered = 0, answeredRight = 0, heldBack = 0
         var nll = 0.0
         let bins = 15
         var binCount = [Int](repeating: 0, count: bins), binConf = [Double](repeating: 0, count: bins),
@@ -44,6 +48,9 @@ public struct EvaluationReport: Sendable {
             if conf >= threshold {
                 answered += 1
                 if right { answeredRight += 1 }
+            } else {
+                let digits = p.reduce(0, +)
+                if digits > 0, conf >= threshold * digits, conf > 1 - digits { heldBack += 1 }
             }
             nll -= log(max(Double(p[i * 10 + labels[i]]), 1e-30))
             let b = min(Int(Double(conf) * Double(bins)), bins - 1)
@@ -56,6 +63,7 @@ public struct EvaluationReport: Sendable {
         coverage = n == 0 ? 0 : Double(answered) / Double(n)
         selectiveAccuracy = answered == 0 ? 1 : Double(answeredRight) / Double(answered)
         answeredWrong = answered - answeredRight
+        heldBackByNotADigit = heldBack
         var ece = 0.0
         for b in 0..<bins where binCount[b] > 0 {
             ece += Double(binCount[b]) / Double(max(n, 1)) * abs(binRight[b] / Double(binCount[b]) - binConf[b] / Double(binCount[b]))
@@ -78,7 +86,7 @@ public struct EvaluationReport: Sendable {
         let conf = "[" + confusion.map { "[" + $0.map(String.init).joined(separator: ",") + "]" }.joined(separator: ",") + "]"
         return "{\"count\":\(count),\"threshold\":\(JSONText.number(Double(threshold))),\"temperature\":\(JSONText.number(Double(temperature))),"
             + "\"accuracy\":\(f(accuracy)),\"coverage\":\(f(coverage)),\"selective_accuracy\":\(f(selectiveAccuracy)),"
-            + "\"answered_wrong\":\(answeredWrong),\"ece\":\(f(expectedCalibrationError)),\"nll\":\(f(negativeLogLikelihood)),"
+            + "\"answered_wrong\":\(answeredWrong),\"held_back_by_not_a_digit\":\(heldBackByNotADigit),\"ece\":\(f(expectedCalibrationError)),\"nll\":\(f(negativeLogLikelihood)),"
             + "\"precision\":[\(precision.map(f).joined(separator: ","))],\"recall\":[\(recall.map(f).joined(separator: ","))],"
             + "\"confusion\":\(conf)}"
     }
@@ -91,6 +99,9 @@ public struct EvaluationReport: Sendable {
         s += "accuracy (top-1)     \(pct(accuracy))   (\(count - Int((accuracy * Double(count)).rounded())) wrong)\n"
         s += "threshold            \(threshold)   (temperature \(temperature))\n"
         s += "coverage             \(pct(coverage))   (answered \(Int((coverage * Double(count)).rounded())) of \(count))\n"
+        if heldBackByNotADigit > 0 {
+            s += "held back            \(heldBackByNotADigit)   (by the \"not a digit\" share: the best digit holds ≥ \(threshold) of the digits')\n"
+        }
         s += "selective accuracy   \(String(format: "%.3f%%", selectiveAccuracy * 100))   (\(answeredWrong) answered wrong)\n"
         s += "calibration error    \(String(format: "%.4f", expectedCalibrationError)) (ECE, 15 bins)   NLL \(String(format: "%.4f", negativeLogLikelihood))\n\n"
         s += "class  precision  recall   count\n"

@@ -27,6 +27,9 @@ public struct NumberEvaluationReport: Sendable {
     public var refusedAsNotADigit = 0
     /// Numbers with no answer because some ink was called "not a digit".
     public var numbersCalledNotADigit = 0
+    /// Numbers not answered only because of the "not a digit" output's share: every digit below
+    /// the threshold would pass it on the ten digits' share alone (`ReadDigit.isHeldBackByNotADigit`).
+    public var numbersHeldBack = 0
     /// Of the wrong best readings whose expected score was computed (`NumberReaderOptions.expected`):
     /// the right digits were among the candidates but scored lower; scored higher but the search
     /// did not reach them (a page's pieces are cut one at a time); not among the candidates.
@@ -58,6 +61,10 @@ public struct NumberEvaluationReport: Sendable {
         }
         numbers += 1
         if reading.hasNotADigit { numbersCalledNotADigit += 1 }
+        if !reading.isAnswered, !reading.isEmpty,
+           reading.digits.allSatisfy({ $0.digit != nil || $0.isHeldBackByNotADigit(threshold: reading.threshold) }) {
+            numbersHeldBack += 1
+        }
         let truth = Array(label.utf8), best = Array(reading.bestText.utf8)
         if truth == best { exact += 1 } else if let e = reading.expectedScore {
             if e == -.infinity { wrongNotAmongCandidates += 1 } else if e < reading.score { wrongScoredLower += 1 } else { wrongNotReached += 1 }
@@ -103,7 +110,8 @@ public struct NumberEvaluationReport: Sendable {
                 + "\(pct(exactMatch))   (\(exact) of \(numbers), best reading)\n"
             if !singles { s += "digit accuracy       \(pct(digitAccuracy))   (1 - edit distance / \(labelDigits) digits)\n" }
             s += "answered (no ?)      \(pct(coverage))   (\(answered) at threshold \(threshold)"
-                + (numbersCalledNotADigit > 0 ? "; \(numbersCalledNotADigit) called not a digit" : "") + ")\n"
+                + (numbersCalledNotADigit > 0 ? "; \(numbersCalledNotADigit) called not a digit" : "")
+                + (numbersHeldBack > 0 ? "; \(numbersHeldBack) held back by the \"not a digit\" share" : "") + ")\n"
             s += "right among answered \(pct(selectiveAccuracy))   (\(answered - answeredRight) wrong)\n"
             s += "split / merged       \(splits) / \(merges) digits\n"
             let analysed = wrongScoredLower + wrongNotReached + wrongNotAmongCandidates
@@ -126,7 +134,7 @@ public struct NumberEvaluationReport: Sendable {
         func n(_ v: Double) -> String { JSONText.number(v) }
         return "{\"numbers\":\(numbers),\"exact_match\":\(n(exactMatch)),\"digit_accuracy\":\(n(digitAccuracy)),"
             + "\"coverage\":\(n(coverage)),\"selective_accuracy\":\(n(selectiveAccuracy)),\"answered_wrong\":\(answered - answeredRight),"
-            + "\"splits\":\(splits),\"merges\":\(merges),\"called_not_a_digit\":\(numbersCalledNotADigit),"
+            + "\"splits\":\(splits),\"merges\":\(merges),\"called_not_a_digit\":\(numbersCalledNotADigit),\"held_back_by_not_a_digit\":\(numbersHeldBack),"
             + "\"wrong_scored_lower\":\(wrongScoredLower),\"wrong_not_reached\":\(wrongNotReached),"
             + "\"wrong_not_among_candidates\":\(wrongNotAmongCandidates),"
             + "\"non_numbers\":\(nonNumbers),\"refusal_rate\":\(n(refusalRate)),\"refused_as_not_a_digit\":\(refusedAsNotADigit),"

@@ -29,6 +29,14 @@ public struct ReadDigit: Sendable {
     /// True for ink that the photo's frame cuts (images only): the digit may be more than the
     /// image shows, so it is never answered and its probabilities are halved.
     public var isCutByFrame = false
+
+    /// True for a digit not answered only because of the "not a digit" output's share: its best
+    /// digit holds at least `threshold` of the ten digits' probabilities and more than "not a
+    /// digit" has, and nothing else lowered it (a cut by the frame). For analysis: what that
+    /// output costs in answers.
+    public func isHeldBackByNotADigit(threshold: Float) -> Bool {
+        digit == nil && !isCutByFrame && !isNotADigit && notADigit < 1 && confidence >= threshold * (1 - notADigit)
+    }
 }
 
 /// A number read from a drawing: its digits left to right.

@@ -17,7 +17,9 @@ struct EvalCommand: CLICommand {
     and the expected calibration error. The softmax temperature comes from the weight file (fitted
     on the validation split when it was trained). For numbers: exact match, digit accuracy,
     answered, right among answered, split and merged digits, and why the wrong readings are
-    wrong (the right digits among the candidates but scored lower, or not among them).
+    wrong (the right digits among the candidates but scored lower, or not among them). "Held
+    back": not answered only because of the "not a digit" output's share (the best digit holds
+    at least the threshold of the ten digits' probabilities): what that output costs.
 
     Options:
       --weights FILE        weight file (default: $DIGITS_WEIGHTS, else the shipped weights)

@@ -274,8 +274,14 @@ final class NumberReaderTests: XCTestCase {
         var cut = digit(2, 0.86, notADigit: 0.1)
         cut.isCutByFrame = true
         report.add(NumberReading(digits: [digit(1, 0.99, notADigit: 0), cut], threshold: 0.9), label: "12")
+        // A letter refused only by that share.
+        report.add(NumberReading(digits: [digit(4, 0.86, notADigit: 0.1)], threshold: 0.9), label: "H")
+        report.add(NumberReading(digits: [digit(4, 0.40, notADigit: 0.55)], threshold: 0.9), label: "H")
         XCTAssertEqual(report.answered, 0)
         XCTAssertEqual(report.numbersHeldBack, 1)
+        XCTAssertEqual(report.refused, 2)
+        XCTAssertEqual(report.nonNumbersHeldBack, 1)
+        XCTAssertTrue(report.table.contains("(2 of 2: 1 \"not a digit\", 1 \"not sure\"; 1 held back by the \"not a digit\" share)"), report.table)
         XCTAssertTrue(report.table.contains("1 held back by the \"not a digit\" share"), report.table)
         XCTAssertTrue(report.json.contains("\"held_back_by_not_a_digit\":1"), report.json)
     }

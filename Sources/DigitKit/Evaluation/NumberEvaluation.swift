@@ -30,6 +30,9 @@ public struct NumberEvaluationReport: Sendable {
     /// Numbers not answered only because of the "not a digit" output's share: every digit below
     /// the threshold would pass it on the ten digits' share alone (`ReadDigit.isHeldBackByNotADigit`).
     public var numbersHeldBack = 0
+    /// Non-numbers refused only by the "not a digit" output's share, the same way: what the
+    /// output gives in refusals for what it costs in answers.
+    public var nonNumbersHeldBack = 0
     /// Of the wrong best readings whose expected score was computed (`NumberReaderOptions.expected`):
     /// the right digits were among the candidates but scored lower; scored higher but the search
     /// did not reach them (a page's pieces are cut one at a time); not among the candidates.
@@ -57,14 +60,12 @@ public struct NumberEvaluationReport: Sendable {
             nonNumbers += 1
             if !reading.isAnswered { refused += 1 }
             if !reading.isAnswered, reading.hasNotADigit { refusedAsNotADigit += 1 }
+            if reading.isHeldBackByNotADigit { nonNumbersHeldBack += 1 }
             return
         }
         numbers += 1
         if reading.hasNotADigit { numbersCalledNotADigit += 1 }
-        if !reading.isAnswered, !reading.isEmpty,
-           reading.digits.allSatisfy({ $0.digit != nil || $0.isHeldBackByNotADigit(threshold: reading.threshold) }) {
-            numbersHeldBack += 1
-        }
+        if reading.isHeldBackByNotADigit { numbersHeldBack += 1 }
         let truth = Array(label.utf8), best = Array(reading.bestText.utf8)
         if truth == best { exact += 1 } else if let e = reading.expectedScore {
             if e == -.infinity { wrongNotAmongCandidates += 1 } else if e < reading.score { wrongScoredLower += 1 } else { wrongNotReached += 1 }
@@ -123,7 +124,8 @@ public struct NumberEvaluationReport: Sendable {
         if nonNumbers > 0 {
             s += "not digits           \(nonNumbers)\n"
             s += "refused              \(pct(refusalRate))   (\(refused) of \(nonNumbers): \(refusedAsNotADigit) \"not a digit\", "
-                + "\(refused - refusedAsNotADigit) \"not sure\")\n"
+                + "\(refused - refusedAsNotADigit) \"not sure\""
+                + (nonNumbersHeldBack > 0 ? "; \(nonNumbersHeldBack) held back by the \"not a digit\" share" : "") + ")\n"
         }
         if !errors.isEmpty { s += "not readable         \(errors.count)\n" }
         return s
@@ -137,7 +139,7 @@ public struct NumberEvaluationReport: Sendable {
             + "\"splits\":\(splits),\"merges\":\(merges),\"called_not_a_digit\":\(numbersCalledNotADigit),\"held_back_by_not_a_digit\":\(numbersHeldBack),"
             + "\"wrong_scored_lower\":\(wrongScoredLower),\"wrong_not_reached\":\(wrongNotReached),"
             + "\"wrong_not_among_candidates\":\(wrongNotAmongCandidates),"
-            + "\"non_numbers\":\(nonNumbers),\"refusal_rate\":\(n(refusalRate)),\"refused_as_not_a_digit\":\(refusedAsNotADigit),"
+            + "\"non_numbers\":\(nonNumbers),\"refusal_rate\":\(n(refusalRate)),\"refused_as_not_a_digit\":\(refusedAsNotADigit),\"non_numbers_held_back_by_not_a_digit\":\(nonNumbersHeldBack),"
             + "\"threshold\":\(n(Double(threshold))),\"errors\":\(errors.count)}"
     }
 }

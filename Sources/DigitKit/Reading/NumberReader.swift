@@ -62,6 +62,11 @@ public struct NumberReading: Sendable {
     /// True when some of the ink is more likely not a digit than any digit: the window and the
     /// command line say "not a digit" rather than "not sure".
     public var hasNotADigit: Bool { digits.contains { $0.isNotADigit } }
+    /// True when the reading is not answered only because of the "not a digit" output's share:
+    /// every digit below the threshold is `ReadDigit.isHeldBackByNotADigit` (for analysis).
+    public var isHeldBackByNotADigit: Bool {
+        !isAnswered && !isEmpty && digits.allSatisfy { $0.digit != nil || $0.isHeldBackByNotADigit(threshold: threshold) }
+    }
     /// The best digits whatever their probabilities.
     public var bestText: String { digits.map { String($0.bestGuess) }.joined() }
 

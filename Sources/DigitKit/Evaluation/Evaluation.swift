@@ -14,8 +14,8 @@ public struct EvaluationReport: Sendable {
     public var selectiveAccuracy: Double
     public var answeredWrong: Int
     /// Items not answered only because of the "not a digit" output's share: the best digit holds
-    /// at least `threshold` of the ten digits' probabilities, and more than "not a digit" has (0
-    /// for a network without that output). What that output costs in coverage.
+    /// at least `threshold` of the ten digits' probabilities, and at least what "not a digit" has
+    /// (0 for a network without that output). What that output costs in coverage.
     public var heldBackByNotADigit = 0
     /// Expected calibration error over 15 equal-width confidence bins (Guo et al. 2017).
     public var expectedCalibrationError: Double
@@ -50,7 +50,7 @@ public struct EvaluationReport: Sendable {
                 if right { answeredRight += 1 }
             } else {
                 let digits = p.reduce(0, +)
-                if digits > 0, conf >= threshold * digits, conf > 1 - digits { heldBack += 1 }
+                if digits > 0, conf >= threshold * digits, 1 - digits <= conf { heldBack += 1 }
             }
             nll -= log(max(Double(p[i * 10 + labels[i]]), 1e-30))
             let b = min(Int(Double(conf) * Double(bins)), bins - 1)

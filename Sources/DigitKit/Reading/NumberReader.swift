@@ -31,7 +31,7 @@ public struct ReadDigit: Sendable {
     public var isCutByFrame = false
 
     /// True for a digit not answered only because of the "not a digit" output's share: its best
-    /// digit holds at least `threshold` of the ten digits' probabilities and more than "not a
+    /// digit holds at least `threshold` of the ten digits' probabilities and at least what "not a
     /// digit" has, and nothing else lowered it (a cut by the frame). For analysis: what that
     /// output costs in answers.
     public func isHeldBackByNotADigit(threshold: Float) -> Bool {

@@ -38,7 +38,7 @@ public struct TrainingRecipe: Sendable {
     /// Share of pen 0s, 1s and 7s drawn in a variant form (slashed zero, crossed seven, European one).
     public var variantRate: Float = 0
     /// MNIST training images drawn again as pen strokes (their skeletons, `MNISTStrokeSamples`),
-    /// how many per epoch; needs pen data (for the pen's settings).
+    /// how many per epoch, drawn with the pen of `pen.raster`.
     public var mnistStrokes = 0
 
     public struct PenData: Sendable {

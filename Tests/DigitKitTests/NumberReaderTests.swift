@@ -286,6 +286,31 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertTrue(report.json.contains("\"held_back_by_not_a_digit\":1"), report.json)
     }
 
+    func testLines_AReadingOfSeveralLinesSpacesThemAndIsCountedAgainstALabelWithSpaces() {
+        let box = InkBox(x0: 0, y0: 0, x1: 1, y1: 1)
+        func line(_ digits: [(Int, Float)]) -> NumberReading {
+            NumberReading(digits: digits.map { ReadDigit(digit: $0.1 >= 0.9 ? $0.0 : nil, confidence: $0.1, notADigit: 0, top: [($0.0, $0.1)],
+                                                         box: box, strokes: []) }, threshold: 0.9)
+        }
+        let reading = NumberReading(lines: [line([(9, 0.99)]), line([(5, 0.99), (3, 0.5), (5, 0.95), (1, 0.98)])])
+        XCTAssertEqual(reading.text, "9 5?51")
+        XCTAssertEqual(reading.bestText, "9 5351")
+        XCTAssertEqual(reading.lineStarts, [1])
+        XCTAssertEqual(reading.lines, [0..<1, 1..<5])
+        XCTAssertEqual(reading.confidence, 0.99 * 0.99 * 0.5 * 0.95 * 0.98, accuracy: 1e-6)
+        XCTAssertEqual(NumberReading(lines: [line([(7, 0.99)])]).lines, [0..<1], "one line: as it is")
+        XCTAssertEqual(NumberReading.empty(threshold: 0.9).lines, [], "no digits, no lines")
+        var report = NumberEvaluationReport()
+        report.add(reading, label: "9 5351")
+        report.add(reading, label: "9 5357")
+        XCTAssertEqual([report.numbers, report.exact, report.answered, report.nonNumbers], [2, 1, 0, 0])
+        XCTAssertEqual(report.labelDigits, 10, "the spaces are not digits")
+        XCTAssertFalse(NumberEvaluationReport.isNumbers("9  5351"))
+        XCTAssertFalse(NumberEvaluationReport.isNumbers(" 95"))
+        XCTAssertFalse(NumberEvaluationReport.isNumbers(""))
+        XCTAssertTrue(NumberEvaluationReport.isNumbers("2026"))
+    }
+
     func testReport_SaysWhyReadingsAreWrong() {
         var report = NumberEvaluationReport()
         func reading(_ digits: [Int], score: Float, expected: Float?) -> NumberReading {

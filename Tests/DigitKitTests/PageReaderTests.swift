@@ -257,6 +257,32 @@ final class PageReaderTests: XCTestCase {
         }
     }
 
+    func testEveryLineOfAPhotoIsReadTopToBottom() throws {
+        // Fixtures/paper's "9" (small, on a shadowed page) above its "5351", then below it.
+        func photo(_ name: String) throws -> DecodedImage {
+            try ImageDecoder.read(path: TestPaths.fixtures.appendingPathComponent("paper/\(name)").path)
+        }
+        let nine = try photo("paper-0001.jpg"), number = try photo("paper-0004.jpg")
+        XCTAssertEqual([nine.width, nine.height], [number.width, number.height])
+        for (top, bottom, text) in [(nine, number, "9 5351"), (number, nine, "5351 9")] {
+            let page = try Self.decoded(top.gray + bottom.gray, width: top.width, height: top.height * 2)
+            let reading = try recognizer().read(image: page)
+            XCTAssertEqual(reading.text, text, reading.summary)
+            XCTAssertEqual(reading.bestText, text)
+            XCTAssertTrue(reading.isAnswered)
+            XCTAssertEqual(reading.lines.map(\.count), text.split(separator: " ").map(\.count))
+            let firstLine = reading.digits[reading.lines[0]], secondLine = reading.digits[reading.lines[1]]
+            XCTAssertLessThan(firstLine.map(\.box.y1).max()!, secondLine.map(\.box.y0).min()!, "the top line first")
+            let json = reading.jsonLine(source: "two.png", index: 0, label: nil)
+            XCTAssertEqual(json.components(separatedBy: "\"line\":1").count - 1, secondLine.count, json)
+            var one = PageOptions()
+            one.reader.maxDigits = 1
+            XCTAssertEqual(try recognizer().read(image: page, options: one).text, "?", "one digit: the main line alone, all its ink")
+        }
+        // A line of the photo alone reads as before, without a space.
+        XCTAssertEqual(try recognizer().read(image: number).lineStarts, [])
+    }
+
     func testADigitCutByTheTopOfTheFrameIsNotSure() throws {
         // Fixtures/paper's "5351" framed from row 200: its 1 (rows 189…275) runs off the top, the
         // other digits (from row 204) do not.

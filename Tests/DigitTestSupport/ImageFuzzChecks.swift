@@ -84,14 +84,20 @@ extension FuzzChecks {
         return try? DigitRecognizer(model: refusing)
     }()
 
-    /// Reading the decoded image as a page (`read(image:)`) gives one text character per digit,
+    /// Reading the decoded image as a page (`read(image:)`) gives one text character per digit
+    /// (and a space between lines),
     /// finite confidences and boxes inside the stored image, or a `DigitError`; never a trap.
     public static func checkPageReading(_ image: DecodedImage) -> [String] {
         guard let recognizer = pageRecognizer else { return ["the page-reading recognizer could not be built"] }
         do {
             let reading = try recognizer.read(image: image)
             var problems: [String] = []
-            if reading.text.count != reading.digits.count { problems.append("text \(reading.text) for \(reading.digits.count) digits") }
+            // One character per digit, and a space between lines (a page may hold several).
+            let expected = reading.digits.count + reading.lineStarts.count
+            if reading.text.count != expected || reading.text.filter({ $0 == " " }).count != reading.lineStarts.count {
+                problems.append("text \(reading.text) for \(reading.digits.count) digits in \(reading.lines.count) lines")
+            }
+            if reading.lines.contains(where: \.isEmpty) { problems.append("an empty line in \(reading.lines)") }
             if !reading.confidence.isFinite { problems.append("reading confidence \(reading.confidence)") }
             let (w, h) = (Float(image.originalWidth), Float(image.originalHeight))
             for d in reading.digits {

@@ -56,7 +56,7 @@ public struct NumberEvaluationReport: Sendable {
     /// Counts one reading against its label.
     public mutating func add(_ reading: NumberReading, label: String?) {
         guard let label else { return }
-        guard label.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }), !label.isEmpty else {
+        guard Self.isNumbers(label) else {
             nonNumbers += 1
             if !reading.isAnswered { refused += 1 }
             if !reading.isAnswered, reading.hasNotADigit { refusedAsNotADigit += 1 }
@@ -75,10 +75,17 @@ public struct NumberEvaluationReport: Sendable {
             if Array(reading.text.utf8) == truth { answeredRight += 1 }
         }
         let (distance, insertions, deletions) = Self.align(truth, best)
-        labelDigits += truth.count
+        labelDigits += truth.filter { $0 != UInt8(ascii: " ") }.count
         editDistance += distance
         splits += insertions
         merges += deletions
+    }
+
+    /// True for a label of a number, or of the numbers of several lines separated by single spaces
+    /// ("9 5351", as `NumberReading.text` gives them).
+    static func isNumbers(_ label: String) -> Bool {
+        let groups = label.split(separator: " ", omittingEmptySubsequences: false)
+        return groups.allSatisfy { !$0.isEmpty && $0.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
     }
 
     /// Levenshtein distance of `a` (the label) and `b` (the reading), with the insertions and

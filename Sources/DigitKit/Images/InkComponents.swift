@@ -138,14 +138,54 @@ struct InkComponents {
     /// the photo's frame cuts are pieces too (`InkLine.cutByFrame`), so the reader can say that
     /// something is there instead of reading the number without them.
     func line(cutByFrame withCut: Bool = false) -> InkLine? {
-        var (kept, hc) = writing()
+        let (kept, hc) = writing()
+        return band(of: kept, height: hc).map { line($0.components, band: $0.band, height: hc, cutByFrame: withCut) }
+    }
+
+    /// Every line of writing, top to bottom: the main line (`line()`) and, among the writing
+    /// outside its band, each further band of components (found the same way) that holds a
+    /// component at least `otherLineHeight` of the writing's height tall and `otherLineInk` of
+    /// the main line's ink; at most `maxLines`.
+    func lines(cutByFrame withCut: Bool = false) -> [InkLine] {
+        let (writing, hc) = writing()
+        var rest = writing
+        var bands: [(components: [Int], band: ClosedRange<Float>)] = []
+        while let found = band(of: rest, height: hc) {
+            bands.append(found)
+            rest.removeAll { found.components.contains($0) }
+        }
+        guard let main = bands.first else { return [] }
+        func ink(_ ks: [Int]) -> Int { ks.reduce(0) { $0 + components[$1].pixels.count } }
+        let mainInk = ink(main.components)
+        let others = bands.dropFirst().filter { b in
+            b.components.contains { Float(components[$0].height) >= Self.otherLineHeight * hc }
+                && Float(ink(b.components)) >= Self.otherLineInk * Float(mainInk)
+        }.sorted { ink($0.components) > ink($1.components) }.prefix(Self.maxLines - 1)
+        return ([main] + others).sorted { $0.band.lowerBound < $1.band.lowerBound }
+            .map { line($0.components, band: $0.band, height: hc, cutByFrame: withCut) }
+    }
+
+    /// A further line of writing holds a component at least this share of the writing's height tall…
+    static let otherLineHeight: Float = 0.5
+    /// …and at least this share of the main line's ink.
+    static let otherLineInk: Float = 0.03
+    /// At most this many lines are read (those with the most ink), so noise cannot make a page
+    /// of hundreds.
+    static let maxLines = 16
+
+    /// The band of the line through the middle of `kept` (the median of the components' middles
+    /// weighted by their ink), 1.5 writing heights tall, and the components of `kept` in it.
+    private func band(of kept: [Int], height hc: Float) -> (components: [Int], band: ClosedRange<Float>)? {
         guard !kept.isEmpty else { return nil }
-        // The line's middle: the middle of the components weighted by their ink.
         let weighted = kept.flatMap { k in Array(repeating: components[k].midY, count: max(1, components[k].pixels.count / 16)) }.sorted()
         let middle = weighted[weighted.count / 2]
         let band = (middle - 0.75 * hc)...(middle + 0.75 * hc)
-        kept = kept.filter { k in Float(components[k].y1) >= band.lowerBound && Float(components[k].y0) <= band.upperBound }
-        guard !kept.isEmpty else { return nil }
+        let inBand = kept.filter { k in Float(components[k].y1) >= band.lowerBound && Float(components[k].y0) <= band.upperBound }
+        return inBand.isEmpty ? nil : (inBand, band)
+    }
+
+    /// The line made of `kept` (the components in `band`), its pieces cut along seams.
+    private func line(_ kept: [Int], band: ClosedRange<Float>, height hc: Float, cutByFrame withCut: Bool) -> InkLine {
         let lineHeight = max(Float(kept.map { components[$0].height }.max() ?? 1), 1)
         let cut = withCut ? cutByFrame(writing: kept, height: hc, band: band) : []
         var pieces: [InkLine.Piece] = []

@@ -29,10 +29,12 @@ extension DigitRecognizer {
         do { return try read(image: image, options: options) } catch let e as DigitError { throw e.inFile(path) }
     }
 
-    /// Reads the digits in a decoded image: one line of handwritten digits on paper (dark ink on
+    /// Reads the digits in a decoded image: lines of handwritten digits on paper (dark ink on
     /// light paper, or light on dark), or one pre-cropped digit (at most `singleDigitSide` pixels a
     /// side, either polarity). Boxes are in the stored image's pixels (`originalWidth`×`originalHeight`).
-    /// With `options.reader.maxDigits == 1` all the ink of the line is one digit.
+    /// Several lines of writing are read top to bottom into one reading, a space between them in
+    /// its `text` ("9 5351"; `NumberReading.lines`), each line cut and read on its own. With
+    /// `options.reader.maxDigits == 1` only the main line is read, all its ink as one digit.
     ///
     /// The page is prepared as MNIST was made from scans (see `InkMap`): the polarity is found, the
     /// background (paper, light gradients, shadows) is estimated by a grey closing a few pen widths
@@ -50,9 +52,16 @@ extension DigitRecognizer {
         let working = page.reduced(toSide: options.workingSide)
         let map = InkMap(working)
         let found = InkComponents(map)
-        guard let line = found.line(cutByFrame: options.marksCutDigits) else {
-            return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold)
-        }
+        let lines = options.reader.maxDigits == 1 ? found.line(cutByFrame: options.marksCutDigits).map { [$0] } ?? []
+            : found.lines(cutByFrame: options.marksCutDigits)
+        guard !lines.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
+        let toImage = Float(working.factor * image.scale)
+        return NumberReading(lines: try lines.map { try read(line: $0, found: found, map: map, toImage: toImage, options: options) })
+    }
+
+    /// One line of the page read: cut along seams, then (`followsStrokes`) each wide component cut
+    /// into its strokes where that reads better; boxes scaled by `toImage` to the image's pixels.
+    private func read(line: InkLine, found: InkComponents, map: InkMap, toImage: Float, options: PageOptions) throws -> NumberReading {
         let reader = options.reader
         // Components cut along seams; then, left to right, each wide one cut into its strokes
         // instead where that reads better; where the two cuts read differently, the digits of
@@ -85,7 +94,6 @@ extension DigitRecognizer {
             }
         }
         reading.markCutByFrame { current.isCutByFrame($0.strokes[0]..<$0.strokes[1]) }
-        let toImage = Float(working.factor * image.scale)
         var scaled = reading
         scaled.expectedScore = expected
         for k in scaled.digits.indices {

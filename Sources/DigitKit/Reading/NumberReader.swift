@@ -39,10 +39,11 @@ public struct ReadDigit: Sendable {
     }
 }
 
-/// A number read from a drawing: its digits left to right.
+/// A number read from a drawing: its digits left to right. A photo with several lines of
+/// writing gives one reading of all of them, top to bottom (`lines`).
 public struct NumberReading: Sendable {
     /// The digits left to right, `?` for each digit below the threshold ("20?6"); empty for an
-    /// empty drawing.
+    /// empty drawing. Lines of a photo are separated by a space ("9 5351").
     public var text: String
     /// The probability that every digit is right: the product of the digits' probabilities.
     public var confidence: Float
@@ -56,6 +57,16 @@ public struct NumberReading: Sendable {
     /// Below `score` for a wrong reading: the network or the geometry preferred another; −∞: the
     /// right digits were not among the ways the ink was cut.
     public internal(set) var expectedScore: Float?
+    /// The indices of the digits that begin a line after the first (a photo with several lines
+    /// of writing); empty for one line.
+    public internal(set) var lineStarts: [Int] = []
+    /// The digits of each line, top to bottom, as ranges of `digits` (one range for one line,
+    /// none for an empty reading).
+    public var lines: [Range<Int>] {
+        guard !digits.isEmpty else { return [] }
+        let bounds = [0] + lineStarts + [digits.count]
+        return (0..<(bounds.count - 1)).map { bounds[$0]..<bounds[$0 + 1] }
+    }
     /// True when every digit is above the threshold (and there is at least one).
     public var isAnswered: Bool { !digits.isEmpty && digits.allSatisfy { $0.digit != nil } }
     public var isEmpty: Bool { digits.isEmpty }
@@ -67,8 +78,13 @@ public struct NumberReading: Sendable {
     public var isHeldBackByNotADigit: Bool {
         !isAnswered && !isEmpty && digits.allSatisfy { $0.digit != nil || $0.isHeldBackByNotADigit(threshold: threshold) }
     }
-    /// The best digits whatever their probabilities.
-    public var bestText: String { digits.map { String($0.bestGuess) }.joined() }
+    /// The best digits whatever their probabilities (lines separated by a space, as in `text`).
+    public var bestText: String { joinedByLine { String($0.bestGuess) } }
+
+    /// The digits' strings, a space before each line after the first.
+    private func joinedByLine(_ string: (ReadDigit) -> String) -> String {
+        lines.map { digits[$0].map(string).joined() }.joined(separator: " ")
+    }
 
 }
 
@@ -380,8 +396,24 @@ extension NumberReading {
 
     /// Makes `text` and `confidence` from the digits (after their answers changed).
     mutating func updateTextAndConfidence() {
-        text = digits.map { $0.digit.map(String.init) ?? "?" }.joined()
+        text = joinedByLine { $0.digit.map(String.init) ?? "?" }
         confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
+    }
+
+    /// The readings of the lines of one page, top to bottom, as one reading: their digits in
+    /// order (`lineStarts` where each line after the first begins), scores summed. One line is
+    /// returned as it is.
+    init(lines: [NumberReading]) {
+        guard lines.count > 1 else {
+            self = lines.first ?? .empty(threshold: 0.9)
+            return
+        }
+        self.init(digits: lines.flatMap(\.digits), threshold: lines[0].threshold)
+        var start = 0
+        lineStarts = lines.dropLast().map { start += $0.digits.count; return start }.filter { $0 < digits.count }
+        updateTextAndConfidence()
+        score = lines.reduce(0) { $0 + $1.score }
+        expectedScore = lines.contains { $0.expectedScore == nil } ? nil : lines.reduce(0) { $0 + $1.expectedScore! }
     }
 
     /// The reading of a drawing or image with no ink: no digits, empty text.
@@ -401,7 +433,8 @@ extension NumberReading {
     /// "confidence":0.99,"top":[[2,0.99],[7,0.004],[3,0.001]],"box":[12,30,61,118],"strokes":[0]},…],"label":"2026"}`.
     /// When the reading is one digit, `digit`, `confidence` and `top` are that digit's (as for a
     /// single digit before numbers were read); otherwise `digit` is null, `confidence` the
-    /// reading's and `top` empty. An empty drawing adds `"empty":true`.
+    /// reading's and `top` empty. An empty drawing adds `"empty":true`; a photo with several lines
+    /// of writing gives each digit its `"line"` (0 for the top one).
     public func jsonLine(source: String, index: Int, label: String?) -> String {
         func p(_ v: Float) -> String { v.isFinite ? String(format: "%.6g", v) : "null" }
         func top(_ t: [(digit: Int, probability: Float)]) -> String { "[" + t.map { "[\($0.digit),\(p($0.probability))]" }.joined(separator: ",") + "]" }
@@ -409,12 +442,13 @@ extension NumberReading {
         var s = "{\"source\":\(JSONText.quote(source)),\"index\":\(index),\"text\":\(JSONText.quote(text)),"
         s += "\"digit\":\(single?.digit.map(String.init) ?? "null"),\"confidence\":\(p(single?.confidence ?? confidence)),"
         s += "\"top\":\(top(single?.top ?? [])),\"digits\":["
-        s += digits.map { d in
+        let lineOf = lineStarts.isEmpty ? [] : lines.enumerated().flatMap { k, range in range.map { _ in k } }
+        s += digits.enumerated().map { i, d in
             "{\"digit\":\(d.digit.map(String.init) ?? "null"),\"confidence\":\(p(d.confidence)),\"top\":\(top(d.top)),"
                 + "\"box\":[\(p(d.box.x0)),\(p(d.box.y0)),\(p(d.box.x1)),\(p(d.box.y1))],"
                 + "\"strokes\":[\(d.strokes.map(String.init).joined(separator: ","))]"
                 + (d.notADigit > 0 ? ",\"not_a_digit\":\(p(d.notADigit))" : "")
-                + (d.isCutByFrame ? ",\"cut_by_frame\":true" : "") + "}"
+                + (d.isCutByFrame ? ",\"cut_by_frame\":true" : "") + (lineOf.isEmpty ? "" : ",\"line\":\(lineOf[i])") + "}"
         }.joined(separator: ",") + "]"
         if let label { s += ",\"label\":\(JSONText.quote(label))" }
         if isEmpty { s += ",\"empty\":true" }

@@ -161,6 +161,30 @@ final class PadNumberTests: XCTestCase {
         XCTAssertEqual(Pad.differences(plain, marked, in: PixelRect(x: answer.x, y: answer.y, width: answer.width, height: footer.y - answer.y)), 0)
     }
 
+    func testNumber_TheLinesOfAPhotoAreShownApart() throws {
+        // Fixtures/paper's "9" above its "5351", as `digitpad --open` reads such a photo.
+        func photo(_ name: String) throws -> DecodedImage {
+            try ImageDecoder.read(path: TestPaths.fixtures.appendingPathComponent("paper/\(name)").path)
+        }
+        let nine = try photo("paper-0001.jpg"), number = try photo("paper-0004.jpg")
+        let page = try PNG.decode(try PNG.encode(gray: nine.gray + number.gray, width: nine.width, height: nine.height * 2), file: "two.png")
+        let reading = try DigitRecognizer(weightsPath: TestPaths.weights.path).read(image: page)
+        let view = AnswerView(reading, revision: 1, mapping: CanvasMapping(scale: 1.0 / 720, offsetX: 0, offsetY: 0), boxesArePaths: false)
+        XCTAssertEqual(view.text, "9 5351", reading.summary)
+        XCTAssertEqual(view.lineStarts, [1])
+
+        // The panel leaves a glyph's room between the lines: the same digits in one line differ.
+        let (c, three) = threeDigits()
+        var spaced = three
+        spaced.lineStarts = [1]
+        var a = Surface(width: 1, height: 1), b = Surface(width: 1, height: 1)
+        c.show(three)
+        c.render(into: &a)
+        c.show(spaced)
+        c.render(into: &b)
+        XCTAssertGreaterThan(Pad.differences(a, b, in: c.layout.answer), 100)
+    }
+
     func testNumber_AReadingFromDigitKitIsPlacedOnTheCanvas() throws {
         // A 1 and a 0 written side by side in canvas pixels of a 500-pixel canvas.
         let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)

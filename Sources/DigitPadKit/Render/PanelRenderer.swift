@@ -78,13 +78,15 @@ extension PadController {
     /// digit" as a crossed circle; the digit in focus underlined when there are several.
     private func drawText(in area: PixelRect, _ surface: inout Surface) {
         let n = answer.digits.count
-        // A glyph is 5 cells wide plus one of space, 7 cells tall.
-        let glyphH = max(7, min(area.height * 9 / 10, area.width * 7 / 5, area.width * 7 / (6 * n)))
+        // A glyph is 5 cells wide plus one of space, 7 cells tall; a glyph's room between lines.
+        let columns = n + answer.lineStarts.count
+        let glyphH = max(7, min(area.height * 9 / 10, area.width * 7 / 5, area.width * 7 / (6 * columns)))
         let advance = max(1, glyphH * 6 / 7)
-        let x0 = area.x + (area.width - advance * n) / 2
+        let x0 = area.x + (area.width - advance * columns) / 2
         let shown = answer.shownIndex(focus: focus)
         for (i, d) in answer.digits.enumerated() {
-            let cell = PixelRect(x: x0 + i * advance, y: area.y, width: advance, height: area.height)
+            let column = i + answer.lineStarts.filter { $0 <= i }.count
+            let cell = PixelRect(x: x0 + column * advance, y: area.y, width: advance, height: area.height)
             if d.digit == nil && d.isNotADigit {
                 let side = glyphH * 6 / 7
                 let mark = PixelRect(x: cell.x + (cell.width - side) / 2, y: cell.y + (cell.height - side) / 2, width: side, height: side)

@@ -69,6 +69,9 @@ public struct AnswerView: Equatable, Sendable {
     public var hasNotADigitOutput: Bool
     /// Why the drawing could not be read (too many strokes), else nil.
     public var error: String?
+    /// The indices of the digits that begin a line after the first (an image with several
+    /// lines of writing: `NumberReading.lineStarts`); the panel leaves a space before each.
+    public var lineStarts: [Int] = []
 
     public init(text: String, confidence: Float, digits: [DigitMark], threshold: Float, revision: Int,
                 boxesArePaths: Bool = true, hasNotADigitOutput: Bool = false, error: String? = nil) {
@@ -104,6 +107,7 @@ public struct AnswerView: Equatable, Sendable {
         }
         self.init(text: reading.text, confidence: reading.confidence, digits: marks, threshold: reading.threshold,
                   revision: revision, boxesArePaths: boxesArePaths, hasNotADigitOutput: hasNotADigitOutput)
+        lineStarts = reading.lineStarts
     }
 
     /// Before anything is drawn.

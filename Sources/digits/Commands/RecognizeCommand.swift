@@ -11,8 +11,9 @@ struct RecognizeCommand: CLICommand {
     Reads each drawing or image as a number: its digits left to right, each with its confidence,
     `?` for a digit below the threshold, and for an ink that is not a digit at all (a letter, a
     scribble) "not a digit". Inputs: stroke JSON (.json), JSON Lines (.jsonl), UNIPEN
-    (.tra/.tes/.unipen), images (.png, .jpg/.jpeg, .pgm/.ppm/.pnm: a photo or scan of one line
-    of digits, or a small crop of one digit), a folder (every such file in it, sorted), or - (stdin).
+    (.tra/.tes/.unipen), images (.png, .jpg/.jpeg, .pgm/.ppm/.pnm: a photo or scan of lines of
+    digits, read top to bottom with a space between lines, or a small crop of one digit), a
+    folder (every such file in it, sorted), or - (stdin).
 
       2026  99.1%                       the number, and the probability that every digit is right
       20?6  digit 3: 2 61.0%, 7 30.2%   a doubtful digit and its candidates

@@ -145,7 +145,8 @@ struct InkComponents {
     /// Every line of writing, top to bottom: the main line (`line()`) and, among the writing
     /// outside its band, each further band of components (found the same way) that holds a
     /// component at least `otherLineHeight` of the writing's height tall and `otherLineInk` of
-    /// the main line's ink; at most `maxLines`.
+    /// the main line's ink; at most `maxLines`. With several lines, each piece belongs to the line
+    /// whose middle is nearest its own.
     func lines(cutByFrame withCut: Bool = false) -> [InkLine] {
         let (writing, hc) = writing()
         var rest = writing
@@ -161,8 +162,20 @@ struct InkComponents {
             b.components.contains { Float(components[$0].height) >= Self.otherLineHeight * hc }
                 && Float(ink(b.components)) >= Self.otherLineInk * Float(mainInk)
         }.sorted { ink($0.components) > ink($1.components) }.prefix(Self.maxLines - 1)
-        return ([main] + others).sorted { $0.band.lowerBound < $1.band.lowerBound }
-            .map { line($0.components, band: $0.band, height: hc, cutByFrame: withCut) }
+        var kept = ([main] + others).sorted { $0.band.lowerBound < $1.band.lowerBound }
+        if kept.count > 1 {
+            // A band takes every piece that reaches into it, the first found the most: each piece
+            // goes to the line whose middle is nearest its own.
+            let middles = kept.map { ($0.band.lowerBound + $0.band.upperBound) / 2 }
+            let all = kept.flatMap(\.components)
+            for k in kept.indices {
+                kept[k].components = all.filter { c in
+                    middles.indices.min { abs(components[c].midY - middles[$0]) < abs(components[c].midY - middles[$1]) } == k
+                }
+            }
+            kept.removeAll { $0.components.isEmpty }
+        }
+        return kept.map { line($0.components, band: $0.band, height: hc, cutByFrame: withCut) }
     }
 
     /// A further line of writing holds a component at least this share of the writing's height tall…

@@ -56,7 +56,13 @@ extension DigitRecognizer {
             : found.lines(cutByFrame: options.marksCutDigits)
         guard !lines.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
         let toImage = Float(working.factor * image.scale)
-        return NumberReading(lines: try lines.map { try read(line: $0, found: found, map: map, toImage: toImage, options: options) })
+        // For analysis: the expected text of each line, when the label has one number a line.
+        let expected = options.reader.expected?.split(separator: " ").map(String.init)
+        return NumberReading(lines: try lines.enumerated().map { k, line in
+            var options = options
+            if lines.count > 1 { options.reader.expected = expected?.count == lines.count ? expected?[k] : nil }
+            return try read(line: line, found: found, map: map, toImage: toImage, options: options)
+        })
     }
 
     /// One line of the page read: cut along seams, then (`followsStrokes`) each wide component cut

@@ -45,6 +45,34 @@ final class PaperCommandTests: XCTestCase {
         }
     }
 
+    func testMakePaper_NotesOfSeveralLinesAreLabelledLineByLineTopToBottom() throws {
+        let run = try digits(["make-paper", "--strokes", "digits.dat", "--out", "notes", "--count", "4", "--lengths", "1-4",
+                              "--lines", "2-3", "--size", "320x320", "--digit-height", "30-40", "--seed", "3"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("in 2-3 lines"), run.stderr)
+        let entries = try PaperLabels.parse(try String(contentsOf: folder.appendingPathComponent("notes/labels.tsv"), encoding: .utf8),
+                                            file: "labels.tsv")
+        XCTAssertEqual(entries.count, 4)
+        for entry in entries {
+            let lines = entry.label.split(separator: " ").map(String.init)
+            XCTAssertTrue((2...3).contains(lines.count), entry.label)
+            XCTAssertTrue(lines.allSatisfy { (1...4).contains($0.count) && $0.allSatisfy(\.isNumber) }, entry.label)
+            XCTAssertEqual(entry.boxes.count, lines.joined().count)
+            // Each line's digits lie below every digit of the line above.
+            var start = 0
+            var bottom = -1
+            for line in lines {
+                let boxes = entry.boxes[start..<(start + line.count)]
+                XCTAssertGreaterThan(boxes.map(\.y0).min()!, bottom, entry.label)
+                bottom = boxes.map(\.y1).max()!
+                start += line.count
+            }
+        }
+        let bad = try digits(["make-paper", "--strokes", "digits.dat", "--out", "x", "--lines", "0-2"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("--lines takes A-B"), bad.stderr)
+    }
+
     func testMakePaper_GrayPGMAndSingleDigits() throws {
         let run = try digits(["make-paper", "--strokes", "digits.dat", "--out", "p", "--count", "2", "--lengths", "1-1",
                               "--format", "pgm", "--size", "96x64", "--inverted-share", "1"])

@@ -40,6 +40,9 @@ public struct PaperRenderer: Sendable, Equatable {
     /// Height of the drawing's ink in pixels (ignoring the pen width); smaller when the number
     /// would not fit inside the margins.
     public var digitHeight: ClosedRange<Float> = 40...160
+    /// How many lines' height the drawing is (a note of several lines: `NumberComposer.stacked`);
+    /// the pen's width is a share of one line's height.
+    public var linesTall: Float = 1
     /// Free border on every side, as a share of the shorter image side.
     public var margin: Float = 0.06
     /// 0 puts the number in the middle; 1 anywhere inside the margins.
@@ -253,7 +256,7 @@ public struct PaperRenderer: Sendable, Equatable {
         let all = points.joined()
         guard let first = all.first else {
             effects.digitHeight = 0
-            effects.penWidth = max(1, penShare * height)
+            effects.penWidth = max(1, penShare * height / linesTall)
             return Layout(strokes: points.map { _ in [] }, penRadius: effects.penWidth / 2)
         }
         var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
@@ -275,7 +278,7 @@ public struct PaperRenderer: Sendable, Equatable {
         var box = (Float(0), Float(0), Float(0), Float(0))
         var radius: Float = 0
         for _ in 0..<4 {
-            radius = max(0.5, penShare * height / 2)
+            radius = max(0.5, penShare * height / linesTall / 2)
             let scale = height * unit
             moved = points.map { stroke in
                 stroke.map { p in

@@ -56,6 +56,24 @@ public struct NumberComposer: Sendable, Equatable {
         return Number(drawing: Drawing(strokes: strokes, label: label), strokeDigit: owner)
     }
 
+    /// `numbers` written one under another, left-aligned, `lineGap` line heights of space between
+    /// a line's lowest ink and the next line's highest: a note of several lines. The label is the
+    /// lines' labels separated by spaces ("9 5351"); the digits are numbered on through the lines.
+    public func stacked(_ numbers: [Number], lineGap: Float) -> Number {
+        var strokes: [[StrokePoint]] = [], owner: [Int] = [], labels: [String] = []
+        var top: Float = 0, firstDigit = 0
+        for number in numbers {
+            guard let box = Segmentation.box(number.drawing.strokes.joined()) else { continue }
+            let dx = -box.x0, dy = top - box.y0
+            strokes += number.drawing.strokes.map { $0.map { StrokePoint(x: $0.x + dx, y: $0.y + dy, t: $0.t, p: $0.p) } }
+            owner += number.strokeDigit.map { $0 + firstDigit }
+            firstDigit += (number.strokeDigit.max() ?? -1) + 1
+            top += box.height + lineGap * lineHeight
+            labels.append(number.drawing.label ?? "")
+        }
+        return Number(drawing: Drawing(strokes: strokes, label: labels.joined(separator: " ")), strokeDigit: owner)
+    }
+
     /// `count` numbers of `lengths` digits each (drawn uniformly), each from the drawings of one
     /// writer: the writer and each digit drawn at random from `byWriter` (labelled single digits).
     public func composeSet(_ byWriter: [[Drawing]], count: Int, lengths: ClosedRange<Int>, seed: UInt64) -> [Number] {
@@ -67,6 +85,24 @@ public struct NumberComposer: Sendable, Equatable {
             let length = lengths.lowerBound + Int(rng.next() % UInt64(lengths.count))
             let digits = (0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }
             return compose(digits, rng: &rng)
+        }
+    }
+
+    /// `count` notes of `lines` lines (drawn uniformly), each line a number of `lengths` digits,
+    /// all of one note by one writer, stacked `lineGap` line heights apart (`stacked`).
+    public func composeNotes(_ byWriter: [[Drawing]], count: Int, lengths: ClosedRange<Int>, lines: ClosedRange<Int>,
+                             lineGap: Float, seed: UInt64) -> [Number] {
+        let writers = byWriter.filter { !$0.isEmpty }
+        guard !writers.isEmpty else { return [] }
+        var rng = SplitMix64(seed: seed)
+        return (0..<count).map { _ in
+            let pool = writers[Int(rng.next() % UInt64(writers.count))]
+            let n = lines.lowerBound + Int(rng.next() % UInt64(lines.count))
+            let numbers = (0..<n).map { _ in
+                let length = lengths.lowerBound + Int(rng.next() % UInt64(lengths.count))
+                return compose((0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }, rng: &rng)
+            }
+            return stacked(numbers, lineGap: lineGap)
         }
     }
 

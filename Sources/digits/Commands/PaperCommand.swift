@@ -28,6 +28,8 @@ struct PaperCommand: CLICommand {
       --exclude-writers L   all writers but these
       --count N             how many images (default 100)
       --lengths A-B         digits per number, drawn uniformly; 1-1 gives single digits (default 1-6)
+      --lines A-B           lines of numbers per image, one under another, drawn uniformly
+                            (default 1-1); the label is the lines' numbers separated by spaces
       --format F            jpeg, png or pgm (default jpeg; pgm is gray)
       --size WxH            image size in pixels (default 640x480)
       --digit-height A-B    height of the writing in pixels, drawn uniformly (default 40-160;
@@ -51,6 +53,8 @@ struct PaperCommand: CLICommand {
         let keep = try Writers.selection(&args)
         let count = try args.int("--count", default: 100, range: 1...1_000_000)
         let lengths = try ComposeCommand.range(try args.option("--lengths") ?? "1-6")
+        let lineCounts = try ComposeCommand.range(try args.option("--lines") ?? "1-1", flag: "--lines")
+        guard lineCounts.upperBound <= 16 else { throw DigitError(.usage, "--lines takes at most 16 lines") }
         let formatText = try args.option("--format") ?? "jpeg"
         guard let format = PaperFormat(rawValue: formatText.lowercased() == "jpg" ? "jpeg" : formatText.lowercased()) else {
             throw DigitError(.usage, "--format takes jpeg, png or pgm, got '\(formatText)'")
@@ -89,7 +93,10 @@ struct PaperCommand: CLICommand {
             let text = String(decoding: try FileIO.read(labels, limit: 256 << 20), as: UTF8.self)
             lines = try PaperLabels.parse(text, file: labels).map(PaperLabels.line)
         }
-        let numbers = NumberComposer().composeSet(byWriter, count: count, lengths: lengths, seed: seed)
+        // One line: the sets of earlier versions, image for image.
+        let lineGap: Float = 0.6
+        let numbers = lineCounts == 1...1 ? NumberComposer().composeSet(byWriter, count: count, lengths: lengths, seed: seed)
+            : NumberComposer().composeNotes(byWriter, count: count, lengths: lengths, lines: lineCounts, lineGap: lineGap, seed: seed)
         // One generator per image, derived from the seed: image k does not depend on how the
         // others were drawn.
         let base = SplitMix64(seed: seed ^ 0x7061_7065_72)  // "paper"
@@ -99,6 +106,12 @@ struct PaperCommand: CLICommand {
         let first = lines.count + 1
         for (k, number) in numbers.enumerated() {
             var rng = base.derived(UInt64(k))
+            // The height drawn is the whole note's: the lines' digits as tall as one line's would be.
+            let lineCount = Float((number.drawing.label ?? "").split(separator: " ").count)
+            var renderer = renderer
+            let tall = max(1, lineCount + (lineCount - 1) * lineGap)
+            renderer.digitHeight = (heights.lowerBound * tall)...(heights.upperBound * tall)
+            renderer.linesTall = tall
             let image = try renderer.render(number, rng: &rng)
             let index = String(first + k)
             let file = "paper-" + String(repeating: "0", count: max(0, digitsWide - index.count)) + index + "." + format.fileExtension
@@ -108,7 +121,8 @@ struct PaperCommand: CLICommand {
         }
         try FileIO.writeAtomically(lines.joined(separator: "\n") + "\n", to: labels)
         let seconds = Date().timeIntervalSince(start)
-        progress.finish("wrote \(numbers.count) \(size.width)×\(size.height)\(frameCut > 0 ? " (or narrower)" : "") \(format.rawValue) images of \(lengths.lowerBound)-\(lengths.upperBound) digits by \(byWriter.count) writers and \(labels) in \(String(format: "%.1f", seconds)) s")
+        let lineNote = lineCounts == 1...1 ? "" : " in \(lineCounts.lowerBound)-\(lineCounts.upperBound) lines"
+        progress.finish("wrote \(numbers.count) \(size.width)×\(size.height)\(frameCut > 0 ? " (or narrower)" : "") \(format.rawValue) images of \(lengths.lowerBound)-\(lengths.upperBound) digits\(lineNote) by \(byWriter.count) writers and \(labels) in \(String(format: "%.1f", seconds)) s")
         return ExitCode.ok
     }
 

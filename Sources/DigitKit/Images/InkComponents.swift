@@ -153,7 +153,8 @@ struct InkComponents {
         var bands: [(components: [Int], band: ClosedRange<Float>)] = []
         while let found = band(of: rest, height: hc) {
             bands.append(found)
-            rest.removeAll { found.components.contains($0) }
+            let taken = Set(found.components)
+            rest.removeAll { taken.contains($0) }
         }
         guard let main = bands.first else { return [] }
         func ink(_ ks: [Int]) -> Int { ks.reduce(0) { $0 + components[$1].pixels.count } }

@@ -144,6 +144,16 @@ public struct PaperRenderer: Sendable, Equatable {
         try render(number.drawing, strokeDigit: number.strokeDigit, rng: &rng)
     }
 
+    /// A note of `lines` lines stacked `lineGap` line heights apart (`NumberComposer.stacked`),
+    /// each line as tall, and drawn with as wide a pen, as `digitHeight` and `penWidth` make one.
+    public func render(note: NumberComposer.Number, lines: Int, lineGap: Float, rng: inout SplitMix64) throws -> PaperImage {
+        var renderer = self
+        let tall = max(1, Float(lines) + Float(lines - 1) * lineGap)
+        renderer.digitHeight = min(digitHeight.lowerBound * tall, 16_384)...min(digitHeight.upperBound * tall, 16_384)
+        renderer.linesTall = tall
+        return try renderer.render(note, rng: &rng)
+    }
+
     /// `drawing` (any units, y growing downward) on paper. `strokeDigit[k]` names the digit stroke
     /// `k` belongs to (any integers; one box per distinct value, in increasing order); nil makes
     /// the whole drawing one digit. Throws `.usage` for settings out of range or a `strokeDigit`

@@ -15,6 +15,9 @@ public struct NumberComposer: Sendable, Equatable {
     public var baseline: Float = 0.06
     /// Pause between digits, in seconds, when the strokes have time stamps.
     public var pause: ClosedRange<Float> = 0.15...0.6
+    /// Space between the lines of a note (`stacked`), in line heights: from a line's lowest ink
+    /// to the next line's highest.
+    public var lineGap: Float = 0.6
 
     public init() {}
 
@@ -56,10 +59,10 @@ public struct NumberComposer: Sendable, Equatable {
         return Number(drawing: Drawing(strokes: strokes, label: label), strokeDigit: owner)
     }
 
-    /// `numbers` written one under another, left-aligned, `lineGap` line heights of space between
-    /// a line's lowest ink and the next line's highest: a note of several lines. The label is the
-    /// lines' labels separated by spaces ("9 5351"); the digits are numbered on through the lines.
-    public func stacked(_ numbers: [Number], lineGap: Float) -> Number {
+    /// `numbers` written one under another, left-aligned, `lineGap` line heights apart: a note of
+    /// several lines. The label is the lines' labels separated by spaces ("9 5351"); the digits
+    /// are numbered on through the lines.
+    public func stacked(_ numbers: [Number]) -> Number {
         var strokes: [[StrokePoint]] = [], owner: [Int] = [], labels: [String] = []
         var top: Float = 0, firstDigit = 0
         for number in numbers {
@@ -91,7 +94,7 @@ public struct NumberComposer: Sendable, Equatable {
     /// `count` notes of `lines` lines (drawn uniformly), each line a number of `lengths` digits,
     /// all of one note by one writer, stacked `lineGap` line heights apart (`stacked`).
     public func composeNotes(_ byWriter: [[Drawing]], count: Int, lengths: ClosedRange<Int>, lines: ClosedRange<Int>,
-                             lineGap: Float, seed: UInt64) -> [Number] {
+                             seed: UInt64) -> [Number] {
         let writers = byWriter.filter { !$0.isEmpty }
         guard !writers.isEmpty else { return [] }
         var rng = SplitMix64(seed: seed)
@@ -102,7 +105,7 @@ public struct NumberComposer: Sendable, Equatable {
                 let length = lengths.lowerBound + Int(rng.next() % UInt64(lengths.count))
                 return compose((0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }, rng: &rng)
             }
-            return stacked(numbers, lineGap: lineGap)
+            return stacked(numbers)
         }
     }
 

@@ -94,9 +94,9 @@ struct PaperCommand: CLICommand {
             lines = try PaperLabels.parse(text, file: labels).map(PaperLabels.line)
         }
         // One line: the sets of earlier versions, image for image.
-        let lineGap: Float = 0.6
-        let numbers = lineCounts == 1...1 ? NumberComposer().composeSet(byWriter, count: count, lengths: lengths, seed: seed)
-            : NumberComposer().composeNotes(byWriter, count: count, lengths: lengths, lines: lineCounts, lineGap: lineGap, seed: seed)
+        let composer = NumberComposer()
+        let numbers = lineCounts == 1...1 ? composer.composeSet(byWriter, count: count, lengths: lengths, seed: seed)
+            : composer.composeNotes(byWriter, count: count, lengths: lengths, lines: lineCounts, seed: seed)
         // One generator per image, derived from the seed: image k does not depend on how the
         // others were drawn.
         let base = SplitMix64(seed: seed ^ 0x7061_7065_72)  // "paper"
@@ -106,13 +106,9 @@ struct PaperCommand: CLICommand {
         let first = lines.count + 1
         for (k, number) in numbers.enumerated() {
             var rng = base.derived(UInt64(k))
-            // The height drawn is the whole note's: the lines' digits as tall as one line's would be.
-            let lineCount = Float((number.drawing.label ?? "").split(separator: " ").count)
-            var renderer = renderer
-            let tall = max(1, lineCount + (lineCount - 1) * lineGap)
-            renderer.digitHeight = (heights.lowerBound * tall)...(heights.upperBound * tall)
-            renderer.linesTall = tall
-            let image = try renderer.render(number, rng: &rng)
+            let lineCount = (number.drawing.label ?? "").split(separator: " ").count
+            let image = lineCount > 1 ? try renderer.render(note: number, lines: lineCount, lineGap: composer.lineGap, rng: &rng)
+                : try renderer.render(number, rng: &rng)
             let index = String(first + k)
             let file = "paper-" + String(repeating: "0", count: max(0, digitsWide - index.count)) + index + "." + format.fileExtension
             try FileIO.writeAtomically(try image.encoded(format), to: (out as NSString).appendingPathComponent(file))

@@ -46,11 +46,11 @@ struct ComposeCommand: CLICommand {
         return ExitCode.ok
     }
 
-    static func range(_ text: String, flag: String = "--lengths") throws -> ClosedRange<Int> {
+    static func range(_ text: String, flag: String = "--lengths", most: Int = 64) throws -> ClosedRange<Int> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        if parts.count == 1, let a = parts[0], (1...64).contains(a) { return a...a }
-        guard parts.count == 2, let a = parts[0], let b = parts[1], 1 <= a, a <= b, b <= 64 else {
-            throw DigitError(.usage, "\(flag) takes A-B with 1 ≤ A ≤ B ≤ 64, got '\(text)'")
+        if parts.count == 1, let a = parts[0], (1...most).contains(a) { return a...a }
+        guard parts.count == 2, let a = parts[0], let b = parts[1], 1 <= a, a <= b, b <= most else {
+            throw DigitError(.usage, "\(flag) takes A-B with 1 ≤ A ≤ B ≤ \(most), got '\(text)'")
         }
         return a...b
     }

@@ -28,8 +28,8 @@ struct PaperCommand: CLICommand {
       --exclude-writers L   all writers but these
       --count N             how many images (default 100)
       --lengths A-B         digits per number, drawn uniformly; 1-1 gives single digits (default 1-6)
-      --lines A-B           lines of numbers per image, one under another, drawn uniformly
-                            (default 1-1); the label is the lines' numbers separated by spaces
+      --lines A-B           lines of numbers per image, one under another, drawn uniformly,
+                            1…16 (default 1-1); the label is the lines' numbers separated by spaces
       --format F            jpeg, png or pgm (default jpeg; pgm is gray)
       --size WxH            image size in pixels (default 640x480)
       --digit-height A-B    height of the writing in pixels, drawn uniformly (default 40-160;
@@ -53,8 +53,7 @@ struct PaperCommand: CLICommand {
         let keep = try Writers.selection(&args)
         let count = try args.int("--count", default: 100, range: 1...1_000_000)
         let lengths = try ComposeCommand.range(try args.option("--lengths") ?? "1-6")
-        let lineCounts = try ComposeCommand.range(try args.option("--lines") ?? "1-1", flag: "--lines")
-        guard lineCounts.upperBound <= 16 else { throw DigitError(.usage, "--lines takes at most 16 lines") }
+        let lineCounts = try ComposeCommand.range(try args.option("--lines") ?? "1-1", flag: "--lines", most: 16)
         let formatText = try args.option("--format") ?? "jpeg"
         guard let format = PaperFormat(rawValue: formatText.lowercased() == "jpg" ? "jpeg" : formatText.lowercased()) else {
             throw DigitError(.usage, "--format takes jpeg, png or pgm, got '\(formatText)'")

@@ -286,6 +286,32 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertTrue(report.json.contains("\"held_back_by_not_a_digit\":1"), report.json)
     }
 
+    func testLines_ADrawingInTwoLinesIsReadLineByLineTopToBottom() throws {
+        var composer = NumberComposer()
+        composer.gap = 0.3...0.3
+        composer.size = 1...1
+        composer.baseline = 0
+        var rng = SplitMix64(seed: 3)
+        let top = composer.compose([try fixture(1), try fixture(2)], rng: &rng)
+        let bottom = composer.compose([try fixture(3), try fixture(4)], rng: &rng)
+        let note = composer.stacked([top, bottom])
+        XCTAssertEqual(Segmentation.lines(note.drawing).count, 2)
+        let reading = try recognizer().read(note.drawing)
+        XCTAssertEqual(reading.text, "12 34", reading.summary)
+        XCTAssertEqual(reading.lines, [0..<2, 2..<4])
+        // Each digit names its own strokes of the whole drawing.
+        for (position, digit) in reading.digits.enumerated() {
+            XCTAssertEqual(digit.strokes, note.strokeDigit.indices.filter { note.strokeDigit[$0] == position })
+        }
+        // One line, and a 5 whose hat is lifted clear of its body, stay one line.
+        XCTAssertEqual(Segmentation.lines(top.drawing).count, 1)
+        XCTAssertEqual(Segmentation.lines(try PageReaderTests.fiveWithLoneHat()).count, 1)
+        XCTAssertEqual(try recognizer().read(try PageReaderTests.fiveWithLoneHat()).text, "5")
+        // Lines closer than 0.3 of a line's height are one.
+        composer.lineGap = 0.1
+        XCTAssertEqual(Segmentation.lines(composer.stacked([top, bottom]).drawing).count, 1)
+    }
+
     func testLines_AReadingOfSeveralLinesSpacesThemAndIsCountedAgainstALabelWithSpaces() {
         let box = InkBox(x0: 0, y0: 0, x1: 1, y1: 1)
         func line(_ digits: [(Int, Float)]) -> NumberReading {

@@ -149,9 +149,31 @@ extension DigitRecognizer {
     /// of strokes that run through two digits) are scored by the network, and the best reading —
     /// the highest sum of log-probabilities and geometry terms — is found by dynamic programming.
     /// Throws a `.limit` error for a drawing of too many parts (more than 600 strokes and pieces).
+    /// A drawing written in several lines, one under another with blank rows between them
+    /// (`Segmentation.lines`), is read line by line, top to bottom, into one reading with a space
+    /// between lines ("12 34"; `NumberReading.lines`).
     /// With `options.maxDigits == 1` the whole drawing is one digit, as `recognize(_:)` sees it.
     public func read(_ drawing: Drawing, options: NumberReaderOptions = .init()) throws -> NumberReading {
         if options.maxDigits == 1 { return readAsOneDigit(drawing).reading }
+        let lines = Segmentation.lines(drawing)
+        if lines.count > 1 {
+            // Each line read on its own, its digits' strokes named in the whole drawing.
+            let expected = options.expected?.split(separator: " ").map(String.init)
+            return NumberReading(lines: try lines.enumerated().map { k, strokes in
+                var part = drawing
+                part.strokes = strokes.map { drawing.strokes[$0] }
+                var lineOptions = options
+                lineOptions.expected = expected?.count == lines.count ? expected?[k] : nil
+                var reading = try readLine(part, options: lineOptions)
+                for d in reading.digits.indices { reading.digits[d].strokes = reading.digits[d].strokes.map { strokes[$0] } }
+                return reading
+            })
+        }
+        return try readLine(drawing, options: options)
+    }
+
+    /// One line of a drawing read as a number.
+    private func readLine(_ drawing: Drawing, options: NumberReaderOptions) throws -> NumberReading {
         let canvas = max(drawing.canvasWidth ?? 0, drawing.canvasHeight ?? 0)
         let segmentation = try Segmentation(drawing, minimumLineHeight: rasterizer.options.minimumExtent * canvas)
         var rasterOptions = rasterizer.options

@@ -100,6 +100,51 @@ struct Segmentation {
         self.candidates = candidates
     }
 
+    /// The lines of a drawing written in several, top to bottom, as the indices of their strokes
+    /// (every stroke in one of them; empty strokes with the first). The strokes' heights are
+    /// merged into blocks parted by blank rows; a block at least `lineShare` as tall as the
+    /// tallest is a line when a blank of at least `lineGap` of that height parts it from the line
+    /// above (else the two are one); a smaller block (a 5's lifted hat) joins the nearest line.
+    /// One line: all the strokes.
+    static func lines(_ drawing: Drawing) -> [[Int]] {
+        let all = Array(drawing.strokes.indices)
+        let extents = drawing.strokes.indices.compactMap { k in box(drawing.strokes[k]).map { (k, $0.y0, $0.y1) } }
+            .sorted { $0.1 < $1.1 }
+        var blocks: [(strokes: [Int], y0: Float, y1: Float)] = []
+        for (k, y0, y1) in extents {
+            if let last = blocks.last, y0 <= last.y1 {
+                blocks[blocks.count - 1].strokes.append(k)
+                blocks[blocks.count - 1].y1 = max(last.y1, y1)
+            } else {
+                blocks.append(([k], y0, y1))
+            }
+        }
+        guard blocks.count > 1, let tallest = blocks.map({ $0.y1 - $0.y0 }).max(), tallest > 0 else { return [all] }
+        var lines: [(strokes: [Int], y0: Float, y1: Float)] = []
+        for block in blocks where block.y1 - block.y0 >= lineShare * tallest {
+            if let last = lines.last, block.y0 - last.y1 < lineGap * tallest {
+                lines[lines.count - 1].strokes += block.strokes
+                lines[lines.count - 1].y1 = max(last.y1, block.y1)
+            } else {
+                lines.append(block)
+            }
+        }
+        guard lines.count > 1 else { return [all] }
+        for block in blocks where block.y1 - block.y0 < lineShare * tallest {
+            func distance(_ l: (strokes: [Int], y0: Float, y1: Float)) -> Float { max(0, l.y0 - block.y1, block.y0 - l.y1) }
+            let nearest = lines.indices.min { distance(lines[$0]) < distance(lines[$1]) }!
+            lines[nearest].strokes += block.strokes
+        }
+        let empty = drawing.strokes.indices.filter { box(drawing.strokes[$0]) == nil }
+        lines[0].strokes += empty
+        return lines.map { $0.strokes.sorted() }
+    }
+
+    /// A block of strokes is a line of its own when at least this share of the tallest block tall…
+    static let lineShare: Float = 0.5
+    /// …and parted from the line above by a blank at least this share of the tallest block.
+    static let lineGap: Float = 0.3
+
     static func box<S: Sequence>(_ points: S) -> InkBox? where S.Element == StrokePoint {
         var box: InkBox?
         for p in points where p.x.isFinite && p.y.isFinite {

@@ -8,7 +8,8 @@ struct RecognizeCommand: CLICommand {
     static let help = """
     Usage: digits recognize FILE... | DIR | - [options]
 
-    Reads each drawing or image as a number: its digits left to right, each with its confidence,
+    Reads each drawing or image as a number (one a line, top to bottom, when written in several:
+    "12 34"): its digits left to right, each with its confidence,
     `?` for a digit below the threshold, and for an ink that is not a digit at all (a letter, a
     scribble) "not a digit". Inputs: stroke JSON (.json), JSON Lines (.jsonl), UNIPEN
     (.tra/.tes/.unipen), images (.png, .jpg/.jpeg, .pgm/.ppm/.pnm: a photo or scan of lines of

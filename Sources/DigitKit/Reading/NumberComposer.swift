@@ -80,33 +80,33 @@ public struct NumberComposer: Sendable, Equatable {
     /// `count` numbers of `lengths` digits each (drawn uniformly), each from the drawings of one
     /// writer: the writer and each digit drawn at random from `byWriter` (labelled single digits).
     public func composeSet(_ byWriter: [[Drawing]], count: Int, lengths: ClosedRange<Int>, seed: UInt64) -> [Number] {
-        let writers = byWriter.filter { !$0.isEmpty }
-        guard !writers.isEmpty else { return [] }
-        var rng = SplitMix64(seed: seed)
-        return (0..<count).map { _ in
-            let pool = writers[Int(rng.next() % UInt64(writers.count))]
-            let length = lengths.lowerBound + Int(rng.next() % UInt64(lengths.count))
-            let digits = (0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }
-            return compose(digits, rng: &rng)
-        }
+        eachByOneWriter(byWriter, count: count, seed: seed) { pool, rng in number(of: pool, lengths: lengths, rng: &rng) }
     }
 
     /// `count` notes of `lines` lines (drawn uniformly), each line a number of `lengths` digits,
     /// all of one note by one writer, stacked `lineGap` line heights apart (`stacked`).
     public func composeNotes(_ byWriter: [[Drawing]], count: Int, lengths: ClosedRange<Int>, lines: ClosedRange<Int>,
                              seed: UInt64) -> [Number] {
+        eachByOneWriter(byWriter, count: count, seed: seed) { pool, rng in
+            let n = lines.lowerBound + Int(rng.next() % UInt64(lines.count))
+            return stacked((0..<n).map { _ in number(of: pool, lengths: lengths, rng: &rng) })
+        }
+    }
+
+    /// `count` of what `make` composes from the drawings of one writer each, the writer drawn at
+    /// random from `byWriter` (writers without drawings left out); none when no writer has any.
+    private func eachByOneWriter(_ byWriter: [[Drawing]], count: Int, seed: UInt64,
+                                 make: ([Drawing], inout SplitMix64) -> Number) -> [Number] {
         let writers = byWriter.filter { !$0.isEmpty }
         guard !writers.isEmpty else { return [] }
         var rng = SplitMix64(seed: seed)
-        return (0..<count).map { _ in
-            let pool = writers[Int(rng.next() % UInt64(writers.count))]
-            let n = lines.lowerBound + Int(rng.next() % UInt64(lines.count))
-            let numbers = (0..<n).map { _ in
-                let length = lengths.lowerBound + Int(rng.next() % UInt64(lengths.count))
-                return compose((0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }, rng: &rng)
-            }
-            return stacked(numbers)
-        }
+        return (0..<count).map { _ in make(writers[Int(rng.next() % UInt64(writers.count))], &rng) }
+    }
+
+    /// A number of `lengths` digits (drawn uniformly), each drawn at random from `pool`.
+    private func number(of pool: [Drawing], lengths: ClosedRange<Int>, rng: inout SplitMix64) -> Number {
+        let length = lengths.lowerBound + Int(rng.next() % UInt64(lengths.count))
+        return compose((0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }, rng: &rng)
     }
 
     /// Labelled single-digit drawings grouped by writer (records without a writer form one group),

@@ -39,11 +39,11 @@ public struct ReadDigit: Sendable {
     }
 }
 
-/// A number read from a drawing: its digits left to right. A photo with several lines of
-/// writing gives one reading of all of them, top to bottom (`lines`).
+/// A number read from a drawing: its digits left to right. A photo or a drawing with several
+/// lines of writing gives one reading of all of them, top to bottom (`lines`).
 public struct NumberReading: Sendable {
     /// The digits left to right, `?` for each digit below the threshold ("20?6"); empty for an
-    /// empty drawing. Lines of a photo are separated by a space ("9 5351").
+    /// empty drawing. Lines are separated by a space ("9 5351").
     public var text: String
     /// The probability that every digit is right: the product of the digits' probabilities.
     public var confidence: Float
@@ -57,8 +57,8 @@ public struct NumberReading: Sendable {
     /// Below `score` for a wrong reading: the network or the geometry preferred another; −∞: the
     /// right digits were not among the ways the ink was cut.
     public internal(set) var expectedScore: Float?
-    /// The indices of the digits that begin a line after the first (a photo with several lines
-    /// of writing); empty for one line.
+    /// The indices of the digits that begin a line after the first (a photo or a drawing with
+    /// several lines of writing); empty for one line.
     public internal(set) var lineStarts: [Int] = []
     /// The digits of each line, top to bottom, as ranges of `digits` (one range for one line,
     /// none for an empty reading).
@@ -422,7 +422,7 @@ extension NumberReading {
         confidence = digits.reduce(Float(1)) { $0 * $1.confidence }
     }
 
-    /// The readings of the lines of one page, top to bottom, as one reading: their digits in
+    /// The readings of the lines of one page or drawing, top to bottom, as one reading: their digits in
     /// order (`lineStarts` where each line after the first begins), scores summed. One line is
     /// returned as it is.
     init(lines: [NumberReading]) {
@@ -455,8 +455,8 @@ extension NumberReading {
     /// "confidence":0.99,"top":[[2,0.99],[7,0.004],[3,0.001]],"box":[12,30,61,118],"strokes":[0]},…],"label":"2026"}`.
     /// When the reading is one digit, `digit`, `confidence` and `top` are that digit's (as for a
     /// single digit before numbers were read); otherwise `digit` is null, `confidence` the
-    /// reading's and `top` empty. An empty drawing adds `"empty":true`; a photo with several lines
-    /// of writing gives each digit its `"line"` (0 for the top one).
+    /// reading's and `top` empty. An empty drawing adds `"empty":true`; a reading of several lines
+    /// gives each digit its `"line"` (0 for the top one).
     public func jsonLine(source: String, index: Int, label: String?) -> String {
         func p(_ v: Float) -> String { v.isFinite ? String(format: "%.6g", v) : "null" }
         func top(_ t: [(digit: Int, probability: Float)]) -> String { "[" + t.map { "[\($0.digit),\(p($0.probability))]" }.joined(separator: ",") + "]" }

@@ -108,8 +108,8 @@ struct Segmentation {
     /// One line: all the strokes.
     static func lines(_ drawing: Drawing) -> [[Int]] {
         let all = Array(drawing.strokes.indices)
-        let extents = drawing.strokes.indices.compactMap { k in box(drawing.strokes[k]).map { (k, $0.y0, $0.y1) } }
-            .sorted { $0.1 < $1.1 }
+        let boxes = drawing.strokes.map { box($0) }
+        let extents = all.compactMap { k in boxes[k].map { (k, $0.y0, $0.y1) } }.sorted { $0.1 < $1.1 }
         var blocks: [(strokes: [Int], y0: Float, y1: Float)] = []
         for (k, y0, y1) in extents {
             if let last = blocks.last, y0 <= last.y1 {
@@ -135,8 +135,7 @@ struct Segmentation {
             let nearest = lines.indices.min { distance(lines[$0]) < distance(lines[$1]) }!
             lines[nearest].strokes += block.strokes
         }
-        let empty = drawing.strokes.indices.filter { box(drawing.strokes[$0]) == nil }
-        lines[0].strokes += empty
+        lines[0].strokes += all.filter { boxes[$0] == nil }
         return lines.map { $0.strokes.sorted() }
     }
 

@@ -14,7 +14,15 @@ public enum ShippedWeights {
     /// beside each loaded bundle (test runners), then the bundle in this package's build folder.
     /// The generated `Bundle.module` stops the process when the bundle is missing; this list lets
     /// the caller report what was looked for instead.
-    public static var candidates: [String] {
+    public static var candidates: [String] { candidates(fileName) }
+
+    /// The paper reader's line model (`LineReader`), a second resource of this target.
+    public static let paperFileName = "paper-lines.safetensors"
+    /// The first candidate place of the paper model that exists, or nil.
+    public static var paperPath: String? { candidates(paperFileName).first { FileManager.default.fileExists(atPath: $0) } }
+
+    /// Where a resource file `name` of this target is looked for, in the order `candidates` gives.
+    public static func candidates(_ name: String) -> [String] {
         var folders: [URL] = []
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             folders.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
@@ -22,7 +30,7 @@ public enum ShippedWeights {
         folders.append(Bundle.main.bundleURL)
         folders += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
         var seen = Set<String>()
-        return folders.map { $0.appendingPathComponent(bundleName).appendingPathComponent(fileName).standardizedFileURL.path }
+        return folders.map { $0.appendingPathComponent(bundleName).appendingPathComponent(name).standardizedFileURL.path }
             .filter { seen.insert($0).inserted }
     }
 

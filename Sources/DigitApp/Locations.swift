@@ -22,6 +22,16 @@ public enum Locations {
             ?? firstExisting(relative: "../shared/data/pendigits/pendigits-orig.tra")
     }
 
+    /// The real scans of parish registers, unpacked (its `train/` and `validation/` folders):
+    /// `$PARISH_DIR`, else `Fixtures/parish` (filled by scripts/fetch-parish from
+    /// `../shared/data/parish`).
+    public static func parishDirectory() -> String? {
+        if let env = ProcessInfo.processInfo.environment["PARISH_DIR"], !env.isEmpty { return env }
+        return firstExisting(relative: "Fixtures/parish/validation/labels.csv").map {
+            (($0 as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
+        }
+    }
+
     /// A file of the project (`Fixtures/hershey/…`) found from the working directory or the
     /// executable's build folder, or nil.
     public static func projectFile(_ relative: String) -> String? { firstExisting(relative: relative) }

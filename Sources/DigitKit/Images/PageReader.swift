@@ -19,6 +19,11 @@ public struct PageOptions: Sendable, Equatable {
     /// is read as a digit cut by the photo's frame: shown as "?" (its probabilities halved, never
     /// answered) rather than left out, so a number the frame cuts is not answered without it.
     public var marksCutDigits = true
+    /// Whether each line is read whole by the paper model (`LineReader`, the default when one is
+    /// shipped or set): no cut between digits is needed, so touching and overlapping digits are
+    /// read as written. False cuts the digits apart and reads each with the digit network (the
+    /// reader of versions before 0.3; what `--single` and small crops of one digit always use).
+    public var readsLinesWhole = true
     public init() {}
 }
 
@@ -48,6 +53,11 @@ extension DigitRecognizer {
         let page = Page(image)
         if image.width <= options.singleDigitSide && image.height <= options.singleDigitSide {
             return readSingle(page)
+        }
+        if options.readsLinesWhole, options.reader.maxDigits != 1, let lines = try paperReader() {
+            let strips = LineImage.lines(image: image, workingSide: options.workingSide)
+            guard !strips.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
+            return NumberReading(lines: try strips.map { try lines.read($0) })
         }
         let working = page.reduced(toSide: options.workingSide)
         let map = InkMap(working)

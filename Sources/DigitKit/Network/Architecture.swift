@@ -50,3 +50,32 @@ public enum Architecture {
 
     public static let names = ["standard", "wide", "tiny"]
 }
+
+extension Architecture {
+    /// The paper reader's line model: convolutions over a line 32 pixels tall, its rows averaged
+    /// into one row of columns (one per 8 pixels of the line), a convolution across neighbouring
+    /// columns, and a score per column for each of `LineSymbols.classes` (CTC; `LineTrainer`).
+    ///
+    ///     conv 1→16 3×3, BN, ReLU, maxpool 2        → 16×16×W/2
+    ///     conv 16→32 3×3, BN, ReLU, maxpool 2       → 32×8×W/4
+    ///     conv 32→64 3×3, BN, ReLU                  → 64×8×W/4
+    ///     conv 64→48 3×3, BN, ReLU, maxpool 2       → 48×4×W/8
+    ///     conv 48→128 3×3, BN, ReLU                 → 128×4×W/8
+    ///     mean over rows                            → 128×1×W/8
+    ///     conv 128→128 3×3, BN, ReLU, dropout 0.2   (across columns: the row above and below are zero)
+    ///     conv 128→13 1×1                           → 13×1×W/8
+    ///
+    /// About 255,000 parameters and 46 million multiply-adds for a 32×256 line.
+    public static func line() -> [any Layer] {
+        [
+            Conv2D("conv1", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
+            Conv2D("conv2", outChannels: 32, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(), MaxPool2D(),
+            Conv2D("conv3", outChannels: 64, kernel: 3, padding: 1), BatchNorm2D("bn3"), ReLU(),
+            Conv2D("conv4", outChannels: 48, kernel: 3, padding: 1), BatchNorm2D("bn4"), ReLU(), MaxPool2D(),
+            Conv2D("conv5", outChannels: 128, kernel: 3, padding: 1), BatchNorm2D("bn5"), ReLU(),
+            HeightPool(),
+            Conv2D("conv6", outChannels: 128, kernel: 3, padding: 1), BatchNorm2D("bn6"), ReLU(), Dropout(0.2),
+            Conv2D("conv7", outChannels: LineSymbols.classes.count, kernel: 1, padding: 0),
+        ]
+    }
+}

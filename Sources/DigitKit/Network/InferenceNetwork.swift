@@ -6,11 +6,17 @@ import Foundation
 /// kernels, convolutions writing straight into the next one's zero-bordered input, and no
 /// allocation per image (each thread reuses one `Workspace`).
 ///
-/// Input: 28×28 pixels in 0…1 (0 = background, 1 = ink), normalized inside as `(x - mean) / std`.
-/// Output: one logit per class.
+/// Input: 28×28 pixels in 0…1 (0 = background, 1 = ink), normalized inside as `(x - mean) / std`;
+/// a line model takes `input` pixels (32 rows and any width) instead.
+/// Output: one logit per class; a line model's, one per class for each column it ends with
+/// (`outputShape`: 1 × columns × classes).
 public final class InferenceNetwork: @unchecked Sendable {
     public static let inputSize = 28
     public let classCount: Int
+    /// The image the network takes (28×28×1 for a digit model).
+    public let inputShape: ActivationShape
+    /// What it gives per image: 1×1×classes, or 1×columns×classes for a line model.
+    public let outputShape: ActivationShape
     /// The compiled copy of the kernels this network runs.
     public let kernels: KernelVariant
     public let inputMean: Float
@@ -43,7 +49,8 @@ public final class InferenceNetwork: @unchecked Sendable {
     /// the network must end with `outputs` values. `kernels` is the copy that runs (default the
     /// best this CPU runs; one it cannot run falls back to `.portable`).
     public init(layers: [any Layer], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
-                outputs: Int = 10, file: String = "weights", kernels: KernelVariant = .active) throws {
+                outputs: Int = 10, file: String = "weights", kernels: KernelVariant = .active,
+                input: ActivationShape = ActivationShape(height: inputSize, width: inputSize, channels: 1)) throws {
         guard inputStd > 0, inputStd.isFinite, inputMean.isFinite else {
             throw DigitError(.format, file: file, at: "metadata", "input_mean/input_std must be finite and std > 0")
         }
@@ -52,7 +59,8 @@ public final class InferenceNetwork: @unchecked Sendable {
         self.inputMean = inputMean
         self.inputStd = inputStd
         var reader = TensorReader(tensors: tensors, file: file)
-        var logical = ActivationShape(height: Self.inputSize, width: Self.inputSize, channels: 1)
+        inputShape = input
+        var logical = input
         var layout = logical
         var ops: [InferenceOp] = []
         var entryIndex = 0
@@ -69,9 +77,11 @@ public final class InferenceNetwork: @unchecked Sendable {
             if op is ReLUInference, let last = ops.last, last.fuseReLU() { continue }
             ops.append(op)
         }
-        guard logical.height == 1, logical.width == 1, logical.channels == outputs else {
+        let isLine = input.height != Self.inputSize || input.width != Self.inputSize
+        guard logical.height == 1, logical.width == 1 || isLine, logical.channels == outputs else {
             throw DigitError(.format, file: file, at: "layers", "the network must end with \(outputs) outputs, it ends with \(logical)")
         }
+        outputShape = logical
         if let unused = tensors.keys.filter({ !reader.used.contains($0) }).sorted().first {
             throw DigitError(.format, file: file, at: "tensor '\(unused)'", "is not used by any layer")
         }
@@ -87,7 +97,7 @@ public final class InferenceNetwork: @unchecked Sendable {
             op.inputPadding > 0
                 ? (op.input.height + 2 * op.inputPadding) * (op.input.width + 2 * op.inputPadding) * op.input.channels : 0
         }
-        let maxActivation = ops.reduce(Self.inputSize * Self.inputSize) { max($0, $1.input.count, $1.workingOutputFloats) }
+        let maxActivation = ops.reduce(input.count) { max($0, $1.input.count, $1.workingOutputFloats) }
         let scratch = ops.map(\.scratchFloats).max() ?? 0
         let workspaceFloats = 2 * maxActivation + paddedSizes.reduce(0, +) + scratch
         guard workspaceFloats <= Self.maxWorkspaceFloats else {
@@ -141,12 +151,12 @@ public final class InferenceNetwork: @unchecked Sendable {
              opNanoseconds: UnsafeMutablePointer<UInt64>?) {
         var cur = ws.a.pointer, other = ws.b.pointer
         var clock = opNanoseconds == nil ? 0 : threadCPUNanoseconds()
-        let side = Self.inputSize, scale = 1 / inputStd, mean = inputMean
+        let rows = inputShape.height, side = inputShape.width, scale = 1 / inputStd, mean = inputMean
         if writesPadded[0] {
             let (dst, rowStride) = paddedInterior(0, ws)
-            for y in 0..<side { for x in 0..<side { dst[y * rowStride + x] = (pixels[y * side + x] - mean) * scale } }
+            for y in 0..<rows { for x in 0..<side { dst[y * rowStride + x] = (pixels[y * side + x] - mean) * scale } }
         } else {
-            for i in 0..<(side * side) { cur[i] = (pixels[i] - mean) * scale }
+            for i in 0..<(rows * side) { cur[i] = (pixels[i] - mean) * scale }
         }
         for (index, op) in ops.enumerated() {
             var src = UnsafePointer(cur)
@@ -173,7 +183,7 @@ public final class InferenceNetwork: @unchecked Sendable {
                 clock = now
             }
         }
-        logits.update(from: cur, count: classCount)
+        logits.update(from: cur, count: outputShape.count)
     }
 
     /// Logits of `count` images (784 floats each) into `logits` (`classCount` per image), the batch
@@ -187,7 +197,8 @@ public final class InferenceNetwork: @unchecked Sendable {
         Parallel.run(tasks: parts.count, threads: threads) { t in
             let ws = spaces[t]
             for n in parts[t] {
-                self.run(pixels: pixels + n * 784, workspace: ws, into: logits + n * self.classCount, opNanoseconds: nil)
+                self.run(pixels: pixels + n * self.inputShape.count, workspace: ws, into: logits + n * self.outputShape.count,
+                         opNanoseconds: nil)
             }
         }
     }
@@ -203,11 +214,11 @@ public final class InferenceNetwork: @unchecked Sendable {
     public func profile(pixels: UnsafePointer<Float>, count: Int) -> [Double] {
         let ws = makeWorkspace()
         var totals = [UInt64](repeating: 0, count: ops.count)
-        var out = [Float](repeating: 0, count: classCount)
+        var out = [Float](repeating: 0, count: outputShape.count)
         totals.withUnsafeMutableBufferPointer { t in
             out.withUnsafeMutableBufferPointer { o in
                 for n in 0..<count {
-                    run(pixels: pixels + n * 784, workspace: ws, into: o.baseAddress!, opNanoseconds: t.baseAddress!)
+                    run(pixels: pixels + n * inputShape.count, workspace: ws, into: o.baseAddress!, opNanoseconds: t.baseAddress!)
                 }
             }
         }

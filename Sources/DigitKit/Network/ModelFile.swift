@@ -61,9 +61,13 @@ public struct ModelFile: Sendable {
                              "version '\(m["format_version"] ?? "")' is not supported (this build reads \(formatVersion))")
         }
         let classes = try require("classes")
-        guard classes == digitClasses || classes == digitAndRefusalClasses else {
+        guard classes == digitClasses || classes == digitAndRefusalClasses || classes == LineSymbols.classes else {
             throw DigitError(.format, file: path, at: "metadata 'classes'",
-                             "expected '\(digitClasses)' or '\(digitAndRefusalClasses)' (* = not a digit), found '\(classes.prefix(40))'")
+                             "expected '\(digitClasses)' or '\(digitAndRefusalClasses)' (* = not a digit), or a line model's '\(LineSymbols.classes)', found '\(classes.prefix(40))'")
+        }
+        if classes == LineSymbols.classes, m["input_height"] != String(LineImage.height) {
+            throw DigitError(.format, file: path, at: "metadata 'input_height'",
+                             "a line model takes lines \(LineImage.height) pixels tall, found '\(m["input_height"] ?? "")'")
         }
         func number(_ key: String) throws -> Float {
             guard let v = Float(try require(key)), v.isFinite else {
@@ -76,7 +80,7 @@ public struct ModelFile: Sendable {
         guard temperature > 0 else { throw DigitError(.format, file: path, at: "metadata 'temperature'", "must be positive") }
         let layers = try LayerKinds.parse(try require("layers"), file: path, tensors: file.tensors)
         var provenance = m
-        for key in ["format", "format_version", "classes", "input_mean", "input_std", "temperature", "layers"] {
+        for key in ["format", "format_version", "classes", "input_mean", "input_std", "temperature", "layers", "input_height"] {
             provenance[key] = nil
         }
         var model = ModelFile(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std,
@@ -86,10 +90,17 @@ public struct ModelFile: Sendable {
         return model
     }
 
-    /// The inference network this file describes.
-    public func makeNetwork(file: String = "weights", kernels: KernelVariant = .active) throws -> InferenceNetwork {
-        try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd,
-                             outputs: classes.count, file: file, kernels: kernels)
+    /// Whether this is a line model (`LineReader`): it reads a whole line of writing, 32 pixels
+    /// tall, into one row of columns scoring `LineSymbols.classes`, instead of one 28×28 digit.
+    public var isLineModel: Bool { classes == LineSymbols.classes }
+
+    /// The inference network this file describes; a line model's for lines `width` pixels wide.
+    public func makeNetwork(file: String = "weights", kernels: KernelVariant = .active, width: Int = 128) throws -> InferenceNetwork {
+        let side = InferenceNetwork.inputSize
+        return try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd,
+                                    outputs: classes.count, file: file, kernels: kernels,
+                                    input: isLineModel ? ActivationShape(height: LineImage.height, width: width, channels: 1)
+                                        : ActivationShape(height: side, width: side, channels: 1))
     }
 
     public var metadata: [String: String] {
@@ -101,6 +112,7 @@ public struct ModelFile: Sendable {
         m["input_std"] = "\(inputStd)"
         m["temperature"] = temperature == 1 ? "1" : "\(temperature)"
         m["layers"] = LayerKinds.json(layers)
+        if isLineModel { m["input_height"] = String(LineImage.height) }
         return m
     }
 

@@ -60,6 +60,9 @@ public struct NumberReading: Sendable {
     /// The indices of the digits that begin a line after the first (a photo or a drawing with
     /// several lines of writing); empty for one line.
     public internal(set) var lineStarts: [Int] = []
+    /// Marks read beside the digits by the paper reader (`.`, `,`, `-`, `=`, `/-` written with
+    /// numbers and amounts): never digits, left out of `text`; their boxes in the image's pixels.
+    public internal(set) var marks: [InkBox] = []
     /// The digits of each line, top to bottom, as ranges of `digits` (one range for one line,
     /// none for an empty reading).
     public var lines: [Range<Int>] {
@@ -435,6 +438,7 @@ extension NumberReading {
         lineStarts = lines.dropLast().map { start += $0.digits.count; return start }.filter { $0 < digits.count }
         updateTextAndConfidence()
         score = lines.reduce(0) { $0 + $1.score }
+        marks = lines.flatMap(\.marks)
         expectedScore = lines.contains { $0.expectedScore == nil } ? nil : lines.reduce(0) { $0 + $1.expectedScore! }
     }
 
@@ -472,6 +476,9 @@ extension NumberReading {
                 + (d.notADigit > 0 ? ",\"not_a_digit\":\(p(d.notADigit))" : "")
                 + (d.isCutByFrame ? ",\"cut_by_frame\":true" : "") + (lineOf.isEmpty ? "" : ",\"line\":\(lineOf[i])") + "}"
         }.joined(separator: ",") + "]"
+        if !marks.isEmpty {
+            s += ",\"marks\":[" + marks.map { "[\(p($0.x0)),\(p($0.y0)),\(p($0.x1)),\(p($0.y1))]" }.joined(separator: ",") + "]"
+        }
         if let label { s += ",\"label\":\(JSONText.quote(label))" }
         if isEmpty { s += ",\"empty\":true" }
         return s + "}"

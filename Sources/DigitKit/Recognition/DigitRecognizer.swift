@@ -60,6 +60,14 @@ public final class DigitRecognizer {
     public var threshold: Float
     public var rasterizer: Rasterizer
     let workspace: InferenceNetwork.Workspace
+    /// The paper reader's line model, which reads photos and scans (`read(image:)`): set it, or
+    /// leave it nil to have the shipped one (or `$DIGITS_PAPER_WEIGHTS`) loaded on the first image.
+    public var lineReader: LineReader? {
+        get { loadedLineReader }
+        set { loadedLineReader = newValue; lineReaderLooked = true }
+    }
+    private var loadedLineReader: LineReader?
+    private var lineReaderLooked = false
     private var pixels = [Float](repeating: 0, count: 784)
     private var logits: [Float]
 
@@ -78,6 +86,19 @@ public final class DigitRecognizer {
     /// `raster_softness`) when present.
     public convenience init(weightsPath: String? = nil, threshold: Float = 0.9) throws {
         try self.init(model: try ModelFile.load(path: weightsPath ?? Self.defaultWeightsPath()), threshold: threshold)
+    }
+
+    /// The line model for images: the one set, else the shipped one, loaded once; nil when there
+    /// is none (the digits are then cut apart and read one by one).
+    func paperReader() throws -> LineReader? {
+        if !lineReaderLooked {
+            lineReaderLooked = true
+            if ProcessInfo.processInfo.environment["DIGITS_PAPER_WEIGHTS"].map({ !$0.isEmpty }) ?? false || ShippedWeights.paperPath != nil {
+                loadedLineReader = try LineReader(threshold: threshold)
+            }
+        }
+        loadedLineReader?.threshold = threshold
+        return loadedLineReader
     }
 
     public init(model: ModelFile, threshold: Float = 0.9, raster: RasterOptions? = nil) throws {

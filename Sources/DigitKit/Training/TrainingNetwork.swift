@@ -8,12 +8,18 @@ final class TrainingNetwork {
     let layers: [TrainingLayer]
     let capacity: Int
     let outputs: Int
+    /// What the network gives per image: 1×1×outputs, or 1×columns×outputs for a line model.
+    let outputShape: ActivationShape
 
-    init(architecture: [any Layer], capacity: Int, seed: UInt64) throws {
+    /// A digit network takes 28×28 images and ends in one value per class; a line network
+    /// (`input` other than 28×28) ends in one row of columns, a value per class each.
+    init(architecture: [any Layer], capacity: Int, seed: UInt64,
+         input: ActivationShape = ActivationShape(height: 28, width: 28, channels: 1)) throws {
         self.architecture = architecture
         self.capacity = capacity
         var rng = SplitMix64(seed: seed).derived(0x1417)
-        var logical = ActivationShape(height: 28, width: 28, channels: 1), layout = logical
+        var logical = input, layout = logical
+        let isLine = input.height != 28 || input.width != 28
         var built: [TrainingLayer] = []
         for layer in architecture {
             logical = try layer.outputShape(for: logical)
@@ -21,10 +27,11 @@ final class TrainingNetwork {
             built.append(t)
             if !(layer is Flatten) { layout = t.outShape }
         }
-        guard logical.height == 1, logical.width == 1 else {
+        guard logical.height == 1, logical.width == 1 || isLine else {
             throw DigitError(.usage, "the architecture must end with a linear layer, it ends with \(logical)")
         }
         outputs = logical.channels
+        outputShape = logical
         layers = built
     }
 

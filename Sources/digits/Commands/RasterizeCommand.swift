@@ -131,3 +131,28 @@ struct RasterOverrides {
         return options
     }
 }
+
+/// The help lines of the paper reader's options (recognize, eval, rasterize).
+let paperOptionsHelp = [
+    "  --paper-weights F  the paper reader's line model (default: $DIGITS_PAPER_WEIGHTS, else the",
+    "                     shipped Weights/paper-lines.safetensors)",
+    "  --cuts             images: cut the digits apart and read each with the digit network (the",
+    "                     reader before 0.3) instead of reading each line whole with the paper model",
+].joined(separator: "\n")
+
+/// `--paper-weights` and `--cuts`: which reader reads photos and scans.
+struct PaperOverrides {
+    var weights: String?
+    var cuts: Bool
+
+    init(_ args: inout Arguments) throws {
+        weights = try args.option("--paper-weights")
+        cuts = args.flag("--cuts")
+    }
+
+    /// Sets the recognizer's line model and the page options.
+    func apply(to recognizer: DigitRecognizer, page: inout PageOptions) throws {
+        if let weights { recognizer.lineReader = try LineReader(weightsPath: weights, threshold: recognizer.threshold) }
+        page.readsLinesWhole = !cuts
+    }
+}

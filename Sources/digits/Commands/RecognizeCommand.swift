@@ -41,6 +41,7 @@ struct RecognizeCommand: CLICommand {
       --threshold T       confidence needed to answer (default 0.9)
       --weights FILE      weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
     \(rasterOptionsHelp)
+    \(paperOptionsHelp)
 
     A drawing or file that cannot be read is reported on stderr, one line each (file, line, JSON
     path or byte), and the others are still answered; the exit code is then 1 (3 when a file could
@@ -64,6 +65,7 @@ struct RecognizeCommand: CLICommand {
         let weightsPath = try args.option("--weights")
         let overlay = try args.option("--overlay")
         let overrides = try RasterOverrides(&args)
+        let paper = try PaperOverrides(&args)
         let inputs = try args.positionals()
         guard !inputs.isEmpty else { throw DigitError(.usage, "no input: give stroke files, a directory, or - for stdin") }
         let model = try loadModel(weightsPath)
@@ -75,6 +77,7 @@ struct RecognizeCommand: CLICommand {
         var out = ""
         var page = PageOptions()
         page.reader.maxDigits = single ? 1 : reading.maxDigits
+        try paper.apply(to: recognizer, page: &page)
         func emit(_ source: String, _ index: Int, _ label: String?, _ answer: String) {
             out += json ? answer + "\n" : "\(source)#\(index): \(answer)" + (label.map { "  (label \($0))" } ?? "") + "\n"
             if out.utf8.count > 1 << 16 { print(out, terminator: ""); out = "" }

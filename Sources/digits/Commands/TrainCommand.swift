@@ -19,7 +19,10 @@ struct TrainCommand: CLICommand {
                --clean 0.5, pendigits of all 30 writers ×2 with a 2.5-pixel pen, --variants 0.15,
                --non-digits 3000, --number-parts 8000, --paper-parts 2000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
       plain    the standard network, 20 epochs, MNIST only
-      --recipe NAME         shipped | plain
+      paper    the paper reader's line model (Weights/paper-lines.safetensors): real lines
+               of the parish registers' train split and synthetic photos of numbers by the
+               pen writers, CTC; see "The paper model" below
+      --recipe NAME         shipped | plain | paper
 
     Optimizer and data:
       --data DIR            MNIST folder (default: $MNIST_DIR, Fixtures/mnist, ../shared/data/mnist)
@@ -71,6 +74,19 @@ struct TrainCommand: CLICommand {
                             N times per epoch; the glyphs of the held-out fonts are never used
       --glyph-file FILE     the glyph file (default: Fixtures/hershey/glyphs.jsonl)
 
+    The paper model (--recipe paper; the options above that apply: --out, --epochs,
+    --batch-size, --lr (Adam's), --weight-decay, --warmup, --seed, --threads, --no-augment,
+    --strokes):
+      --real DIR            a folder of labelled images (labels.csv or labels.tsv) to train
+                            on; repeat for more (default: the parish train split, from
+                            $PARISH_DIR or Fixtures/parish, which scripts/fetch-parish fills)
+      --validation-dir DIR  labelled images to report on and calibrate the temperature on,
+                            never trained on (default: the parish validation split)
+      --synthetic N         synthetic photos of 1-6 digit numbers by the pen writers, made
+                            once per run (default 8000; 0 for none)
+      --cache DIR           keep the lines cut from the images here, so a second run starts
+                            at once (default runs/cache)
+
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
 
     Ctrl-C (or SIGTERM) stops at the next batch, leaving the last checkpoint intact, and exits
@@ -87,7 +103,8 @@ struct TrainCommand: CLICommand {
         switch recipeName {
         case "shipped": recipe = .shipped
         case "plain": recipe = try TrainingRecipe(name: "plain", architecture: "standard")
-        default: throw DigitError(.usage, "--recipe must be shipped or plain, got '\(recipeName)'")
+        case "paper": return try trainPaper(&args)
+        default: throw DigitError(.usage, "--recipe must be shipped, plain or paper, got '\(recipeName)'")
         }
         let dataDir = try args.option("--data")
         let out = try args.option("--out") ?? "Weights/mnist-cnn.safetensors"
@@ -201,5 +218,71 @@ struct TrainCommand: CLICommand {
             + "\(p["wall_time_seconds"] ?? "?") s")
         return ExitCode.ok
     }
-}
 
+    /// `--recipe paper`: the paper reader's line model.
+    static func trainPaper(_ args: inout Arguments) throws -> Int32 {
+        var recipe = LineRecipe()
+        var o = recipe.options
+        let out = try args.option("--out") ?? "Weights/paper-lines.safetensors"
+        o.epochs = try args.int("--epochs", default: o.epochs, range: 1...1000)
+        o.batchSize = try args.int("--batch-size", default: o.batchSize, range: 1...4096)
+        o.learningRate = try args.float("--lr", default: o.learningRate, range: 0...10)
+        o.weightDecay = try args.float("--weight-decay", default: o.weightDecay, range: 0...1)
+        o.warmupEpochs = try args.float("--warmup", default: o.warmupEpochs, range: 0...1000)
+        o.seed = UInt64(try args.int("--seed", default: Int(o.seed), range: 0...Int(Int32.max)))
+        if args.flag("--no-augment") { o.augment = false }
+        recipe.options = o
+        let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
+        recipe.synthetic = try args.int("--synthetic", default: recipe.synthetic, range: 0...1_000_000)
+        var real: [String] = []
+        while let r = try args.option("--real") { real.append(r) }
+        let validationDir = try args.option("--validation-dir")
+        let cache = try args.option("--cache") ?? "runs/cache"
+        let strokes = try args.option("--strokes") ?? Locations.pendigitsFile()
+        _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
+        let parish = Locations.parishDirectory()
+        if real.isEmpty {
+            guard let parish else { throw DigitError(.io, "the parish scans were not found: pass --real DIR, set PARISH_DIR, or run scripts/fetch-parish") }
+            real = [(parish as NSString).appendingPathComponent("train")]
+        }
+        guard let validation = validationDir ?? parish.map({ ($0 as NSString).appendingPathComponent("validation") }) else {
+            throw DigitError(.io, "no validation folder: pass --validation-dir DIR, set PARISH_DIR, or run scripts/fetch-parish")
+        }
+        if recipe.synthetic > 0 && strokes == nil {
+            throw DigitError(.io, "pendigits not found for the synthetic lines: pass --strokes FILE (or --synthetic 0), or run scripts/fetch-pendigits")
+        }
+        let data = LineRecipe.Data(real: real, validation: validation, strokes: strokes, cache: cache)
+        let progress = ProgressLine()
+        Interruption.install()
+        let (train, val) = try recipe.prepare(data, threads: threads) { progress.update($0) }
+        progress.finish("training the paper model: \(train.count) lines, validation \(val.count), \(BuildInfo.kernelMode)")
+        let record = [
+            "training_command": (["digits"] + CommandLine.arguments.dropFirst()).joined(separator: " "),
+            "build": BuildInfo.kernelMode,
+        ]
+        let epochs = recipe.options.epochs
+        let model = try recipe.train(train: train, validation: val, data: data, threads: threads, record: record) { event in
+            if Interruption.wasRequested {
+                progress.finish("digits train: interrupted; nothing was written")
+                exit(ExitCode.interrupted)
+            }
+            switch event {
+            case let .batch(epoch, batch, batches, loss, _, rate, eta):
+                progress.update(String(format: "epoch %d/%d %@ %d/%d  CTC loss %.4f  %.0f lines/s  ETA %@",
+                                       epoch, epochs, ProgressLine.bar(Double(batch) / Double(batches), width: 20),
+                                       batch, batches, loss, rate, ProgressLine.duration(eta)))
+            case let .epoch(s):
+                progress.finish(String(format: "epoch %2d/%d  train loss %.4f  val loss %.4f  val exact %.2f%%  lr %.5f  %.0fs  %.0f lines/s",
+                                       s.epoch, s.epochs, s.trainLoss, s.validationLoss, s.validationAccuracy * 100,
+                                       s.learningRate, s.seconds, s.imagesPerSecond))
+            case .resumed: break
+            }
+        }
+        try model.write(to: out)
+        let p = model.provenance
+        print("wrote \(out): validation exact \(p["validation_exact"] ?? "?"), answered \(p["validation_answered"] ?? "?"), "
+            + "right among answered \(p["validation_right_among_answered"] ?? "?"), temperature \(model.temperature), "
+            + "\(p["parameters"] ?? "?") parameters, \(p["multiply_adds_32x256"] ?? "?") multiply-adds per 32×256 line")
+        return ExitCode.ok
+    }
+}

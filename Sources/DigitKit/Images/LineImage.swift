@@ -1,0 +1,297 @@
+import Foundation
+
+/// The line of writing of a photo or scan, cut out for the line reader: 32 rows of ink strength
+/// (0 = paper, 1 = full ink) as wide as the line is at that height, and the map from its pixels
+/// back to the image's.
+///
+/// Real paper carries more than the writing, and each kind is taken out before the line is looked
+/// for (docs/images.md, "Real paper"):
+/// 1. **Background.** `InkMap` removes the paper's level, gradients and shadows and finds the
+///    polarity; the ink's strength is scaled by its contrast (the 90th percentile of what stands
+///    well above the paper's noise), so pencil and marker, faint and strong scans look alike.
+/// 2. **Scanner margins and dark borders.** A piece of ink that touches the border and fills most
+///    of its box (more than 55%) while broader than 4 pen widths is not writing.
+/// 3. **Ruled and column lines.** Runs of ink along a row longer than a third of the image (and
+///    six times the pen's width) are rules, as are runs down a column longer than half the image
+///    in its outer fifths (column lines beside the writing); their pixels are removed except
+///    where the ink goes on beyond the rule's own thickness across it (a stroke that crosses it).
+/// 4. **The line.** Rows are weighed by the ink left in them, with a mild preference for the
+///    middle of the image (crops are cut around the writing; printed headers and footers lie at
+///    the edges); the band around the heaviest row, grown while rows keep a tenth of its ink, is
+///    the line, and the ink's columns inside it give its extent.
+/// The strip is then cut with a margin of a quarter of the band's height around the line and
+/// scaled to `height` rows.
+public struct LineImage: Sendable {
+    /// Rows of every strip (the line models' input height).
+    public static let height = 32
+    /// The widest strip, in pixels: longer lines are squeezed to fit.
+    public static let maxWidth = 512
+
+    /// `height` × `width` ink strengths, row-major.
+    public var pixels: [Float]
+    public var width: Int
+    /// The strip's origin and scale in the image's pixels: strip x ↦ `originX + x * scale`.
+    public var originX: Float, originY: Float, scale: Float
+    /// Whether any writing was found.
+    public var isEmpty: Bool
+
+    /// The strip of `image`'s line of writing (`workingSide` bounds the resolution looked at).
+    public init(image: DecodedImage, workingSide: Int = 1200) {
+        let page = Page(image).reduced(toSide: workingSide)
+        self.init(page: page, toImage: Float(page.factor * image.scale))
+    }
+
+    init(page: Page, toImage: Float) {
+        let prepared = Prepared(page)
+        guard let best = prepared.bands.max(by: { $0.score < $1.score }) else {
+            self = LineImage(empty: ())
+            return
+        }
+        self.init(prepared, best, toImage: toImage)
+    }
+
+    /// Every line of writing of `image`, top to bottom: the main line (as `init(image:)` finds it)
+    /// and the other bands of writing at least half as tall as it, with at least a third of its
+    /// score and away from the image's edges (where print and the edges of other rows are).
+    public static func lines(image: DecodedImage, workingSide: Int = 1200) -> [LineImage] {
+        let page = Page(image).reduced(toSide: workingSide)
+        let prepared = Prepared(page)
+        let toImage = Float(page.factor * image.scale)
+        guard let best = prepared.bands.max(by: { $0.score < $1.score }) else { return [] }
+        let h = Float(page.height)
+        let others = prepared.bands.filter { band in
+            let middle = Float(band.top + band.bottom) / 2 / h
+            return band.top != best.top && 2 * (band.bottom - band.top) >= best.bottom - best.top
+                && 3 * band.score >= best.score && middle > 0.1 && middle < 0.9
+                && (band.bottom < best.top || band.top > best.bottom)
+        }
+        return ([best] + others).sorted { $0.top < $1.top }.map { LineImage(prepared, $0, toImage: toImage) }
+    }
+
+    /// The page's ink with margins and rules removed, and its bands of writing.
+    struct Prepared {
+        var ink: [Float]
+        var width: Int, height: Int
+        var bands: [Band]
+
+        init(_ page: Page) {
+            let map = InkMap(page)
+            let w = page.width, h = page.height
+            var ink = map.ink.values
+            let noise = Morphology.quantile(ink, 0.5, binsPerLevel: 8) + 1
+            let strong = ink.lazy.filter { $0 > 6 * noise }
+            let contrast = strong.contains { _ in true } ? max(Morphology.quantile(strong, 0.9), 8) : 255
+            for i in ink.indices { ink[i] = min(1, max(0, (ink[i] - 2 * noise) / contrast)) }
+            let pen = max(1, map.strokeWidth)
+            var mask = ink.map { $0 >= 0.35 }
+            LineImage.removeMargins(&ink, &mask, width: w, height: h, pen: pen)
+            LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen)
+            self.ink = ink
+            width = w
+            height = h
+            bands = LineImage.bands(ink, mask, width: w, height: h, pen: pen)
+        }
+    }
+
+    /// A band of writing: its rows and columns (inclusive) and how much it looks like the line.
+    struct Band {
+        var top: Int, bottom: Int, left: Int, right: Int
+        var score: Float
+    }
+
+    /// The strip of `band`: cut with a margin of a quarter of its height and scaled to `height` rows.
+    private init(_ prepared: Prepared, _ band: Band, toImage: Float) {
+        let ink = prepared.ink, w = prepared.width, h = prepared.height
+        let bandHeight = Float(band.bottom - band.top + 1)
+        let margin = 0.25 * bandHeight
+        let y0 = Float(band.top) - margin, y1 = Float(band.bottom + 1) + margin
+        let x0 = Float(band.left) - margin, x1 = Float(band.right + 1) + margin
+        var scale = (y1 - y0) / Float(Self.height)   // working pixels per strip pixel
+        var outWidth = Int(((x1 - x0) / scale).rounded(.up))
+        if outWidth > Self.maxWidth {
+            scale = (x1 - x0) / Float(Self.maxWidth)
+            outWidth = Self.maxWidth
+        }
+        outWidth = max(outWidth, 8)
+        // Area sampling: each strip pixel averages the working pixels it covers (bilinear when enlarging).
+        var out = [Float](repeating: 0, count: Self.height * outWidth)
+        let yOffset = (y0 + y1) / 2 - Float(Self.height) * scale / 2
+        for y in 0..<Self.height {
+            for x in 0..<outWidth {
+                out[y * outWidth + x] = Self.sample(ink, width: w, height: h, x: x0 + (Float(x) + 0.5) * scale,
+                                                    y: yOffset + (Float(y) + 0.5) * scale, radius: scale / 2)
+            }
+        }
+        self = LineImage(pixels: out, width: outWidth)
+        originX = x0 * toImage
+        originY = yOffset * toImage
+        self.scale = scale * toImage
+    }
+
+    private init(empty: Void) {
+        pixels = [Float](repeating: 0, count: Self.height * 8)
+        width = 8
+        originX = 0; originY = 0; scale = 1
+        isEmpty = true
+    }
+
+    /// A strip made from given pixels (training data, tests).
+    public init(pixels: [Float], width: Int) {
+        precondition(pixels.count == Self.height * width)
+        self.pixels = pixels
+        self.width = width
+        originX = 0; originY = 0; scale = 1
+        isEmpty = false
+    }
+
+    /// The mean of `ink` over the square of half-side `radius` around (x, y); bilinear below one pixel.
+    static func sample(_ ink: [Float], width w: Int, height h: Int, x: Float, y: Float, radius r: Float) -> Float {
+        if r <= 0.75 {
+            let fx = x - 0.5, fy = y - 0.5
+            let ix = Int(fx.rounded(.down)), iy = Int(fy.rounded(.down))
+            let ax = fx - Float(ix), ay = fy - Float(iy)
+            func at(_ px: Int, _ py: Int) -> Float { px < 0 || py < 0 || px >= w || py >= h ? 0 : ink[py * w + px] }
+            return (at(ix, iy) * (1 - ax) + at(ix + 1, iy) * ax) * (1 - ay) + (at(ix, iy + 1) * (1 - ax) + at(ix + 1, iy + 1) * ax) * ay
+        }
+        let xa = max(0, Int((x - r).rounded(.down))), xb = min(w - 1, Int((x + r).rounded(.up)) - 1)
+        let ya = max(0, Int((y - r).rounded(.down))), yb = min(h - 1, Int((y + r).rounded(.up)) - 1)
+        guard xa <= xb, ya <= yb else { return 0 }
+        var sum: Float = 0
+        for py in ya...yb { for px in xa...xb { sum += ink[py * w + px] } }
+        let area = max(1, Float((xb - xa + 1) * (yb - ya + 1)))
+        // Pixels outside the image count as paper.
+        return sum / max(area, (2 * r) * (2 * r))
+    }
+
+    /// Step 2: dark pieces touching the border that fill their box (a scanner's margin, the edge
+    /// of the sheet, a table's shadow).
+    static func removeMargins(_ ink: inout [Float], _ mask: inout [Bool], width w: Int, height h: Int, pen: Float) {
+        let found = InkComponents.label(width: w, height: h, seed: { mask[$0] }, grow: { mask[$0] })
+        for c in found.components {
+            let touches = c.x0 == 0 || c.y0 == 0 || c.x1 == w - 1 || c.y1 == h - 1
+            let fill = Float(c.pixels.count) / Float(c.width * c.height)
+            guard touches, fill > 0.55, Float(min(c.width, c.height)) > 4 * pen else { continue }
+            // The dark region and a pen's width around it (its soft edge).
+            let grow = Int(pen.rounded(.up)) + 1
+            for p in c.pixels {
+                let x = p % w, y = p / w
+                for yy in max(0, y - grow)...min(h - 1, y + grow) where yy == y - grow || yy == y + grow || yy == y {
+                    for xx in max(0, x - grow)...min(w - 1, x + grow) {
+                        ink[yy * w + xx] = 0
+                        mask[yy * w + xx] = false
+                    }
+                }
+            }
+        }
+    }
+
+    /// Step 3: long rules along rows, and column lines in the outer fifths. Along each long run
+    /// the ink's extent across the rule is measured at every pixel; the run's median extent is the
+    /// rule's thickness, and pixels where the ink reaches more than two pen widths beyond it (a
+    /// stroke crossing the rule) are kept.
+    static func removeRules(_ ink: inout [Float], _ mask: inout [Bool], width w: Int, height h: Int, pen: Float) {
+        var rule = [Bool](repeating: false, count: w * h)
+        let beyond = Int((2 * pen).rounded(.up)) + 1
+        // Runs along rows (`along` = x, across = y) and down the outer columns.
+        func scan(rows: Bool) {
+            let n = rows ? h : w, length = rows ? w : h
+            let minRun = rows ? max(Int(6 * pen), w / 3) : max(Int(6 * pen), h / 2)
+            for line in 0..<n {
+                if !rows, !(line < w / 5 || line >= w - w / 5) { continue }
+                func index(_ along: Int, _ across: Int) -> Int { rows ? across * w + along : along * w + across }
+                var a = 0
+                while a < length {
+                    guard mask[index(a, line)] else { a += 1; continue }
+                    var e = a
+                    while e < length, mask[index(e, line)] { e += 1 }
+                    if e - a >= minRun {
+                        var extents: [Int] = []
+                        for p in a..<e {
+                            var lo = line, hi = line
+                            while lo > 0, mask[index(p, lo - 1)] { lo -= 1 }
+                            while hi < n - 1, mask[index(p, hi + 1)] { hi += 1 }
+                            extents.append(hi - lo + 1)
+                        }
+                        let thickness = extents.sorted()[extents.count / 2]
+                        for (k, p) in (a..<e).enumerated() where extents[k] <= thickness + beyond { rule[index(p, line)] = true }
+                    }
+                    a = e
+                }
+            }
+        }
+        scan(rows: true)
+        scan(rows: false)
+        for i in rule.indices where rule[i] {
+            ink[i] = 0
+            mask[i] = false
+        }
+    }
+
+    /// Step 4: the bands of rows holding writing, each with the columns of its ink and its score
+    /// (the line is the best); none without ink.
+    static func bands(_ ink: [Float], _ mask: [Bool], width w: Int, height h: Int, pen: Float) -> [Band] {
+        // Specks (a few pixels of grain or dust) do not count.
+        let found = InkComponents.label(width: w, height: h, seed: { mask[$0] }, grow: { mask[$0] })
+        let largest = found.components.map(\.pixels.count).max() ?? 0
+        guard largest > 0 else { return [] }
+        var keep = [Bool](repeating: false, count: w * h)
+        let minimum = max(3, Int(pen * pen), largest / 40)
+        var kept: [InkComponents.Component] = []
+        for c in found.components where c.pixels.count >= minimum {
+            kept.append(c)
+            for p in c.pixels { keep[p] = true }
+        }
+        var rows = [Float](repeating: 0, count: h)
+        for y in 0..<h {
+            var sum: Float = 0
+            for x in 0..<w where keep[y * w + x] { sum += ink[y * w + x] }
+            rows[y] = sum
+        }
+        // Smooth over a pen's width and a half; then take bands around the heaviest rows, each
+        // grown while rows keep a tenth of its peak, up to four.
+        let r = max(1, Int(pen))
+        var smooth = [Float](repeating: 0, count: h)
+        for y in 0..<h {
+            var sum: Float = 0
+            for yy in max(0, y - r)...min(h - 1, y + r) { sum += rows[yy] }
+            smooth[y] = sum
+        }
+        var remaining = smooth
+        var bands: [(top: Int, bottom: Int, score: Float)] = []
+        for _ in 0..<4 {
+            guard let peak = remaining.indices.max(by: { remaining[$0] < remaining[$1] }), remaining[peak] > 0 else { break }
+            var t = peak, b = peak
+            let floor = 0.1 * remaining[peak]
+            while t > 0, remaining[t - 1] > floor { t -= 1 }
+            while b < h - 1, remaining[b + 1] > floor { b += 1 }
+            var mass: Float = 0
+            for y in t...b { mass += rows[y]; remaining[y] = 0 }
+            // Writing is taller than print and lies away from the crop's edges: the mass is
+            // weighed by the band's height (up to an eighth of the image) and by where its middle
+            // lies (full weight in the middle 40%, a fifth at the very edge).
+            let middle = (Float(t + b) / 2) / Float(max(1, h - 1))
+            let off = max(0, abs(middle - 0.5) * 2 - 0.4) / 0.6
+            let tall = min(1, Float(b - t + 1) / max(1, Float(h) / 8))
+            bands.append((t, b, mass * (1 - 0.8 * off) * tall.squareRoot()))
+        }
+        return bands.compactMap { band in
+            let top = band.top, bottom = band.bottom
+            // The components mostly inside the band give the line's extent (a digit's tail reaching
+            // beyond the band is kept whole).
+            var left = w, right = -1, y0 = top, y1 = bottom
+            let bandHeight = bottom - top + 1
+            for c in kept {
+                // A rule's or a column line's remains (thin, and taller than the band) are no part of the line.
+                if Float(c.width) <= 1.5 * pen + 1, c.height * 2 >= bandHeight * 3 { continue }
+                let inside = max(0, min(c.y1, bottom) - max(c.y0, top) + 1)
+                guard 2 * inside >= c.height || inside >= bandHeight / 2 else { continue }
+                left = min(left, c.x0); right = max(right, c.x1)
+                y0 = min(y0, c.y0); y1 = max(y1, c.y1)
+            }
+            guard right >= left else { return nil }
+            // A digit's tail or hat reaching out of the band is kept, up to half the band's height.
+            let half = bandHeight / 2
+            return Band(top: max(y0, top - half), bottom: min(y1, bottom + half), left: left, right: right, score: band.score)
+        }
+    }
+}

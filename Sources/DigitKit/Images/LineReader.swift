@@ -1,0 +1,160 @@
+import DigitWeights
+import Foundation
+
+/// One symbol of a decoded line: its class (`LineSymbols`), the columns it was read in, and the
+/// class probabilities at the column where it was surest.
+struct LineSymbol {
+    var symbol: Int
+    var first: Int, last: Int
+    var probability: Float
+    var probabilities: [Float]
+}
+
+/// Decoding a line model's columns (Graves et al. 2006, best path): each column's best class,
+/// repeats merged and blanks dropped.
+enum LineDecoding {
+    /// The best path's symbols and `gap`: the largest probability of any symbol in a column the
+    /// path reads as blank, away from the symbols' own columns (where a symbol the path missed
+    /// would be).
+    static func decode(_ logits: UnsafePointer<Float>, frames t: Int, classes c: Int, temperature: Float)
+        -> (symbols: [LineSymbol], gap: Float) {
+        var symbols: [LineSymbol] = []
+        var p = [Float](repeating: 0, count: c)
+        var previous = LineSymbols.blank
+        var blankColumns: [(column: Int, other: Float)] = []
+        for f in 0..<t {
+            p.withUnsafeMutableBufferPointer { softmax(logits + f * c, count: c, temperature: temperature, into: $0.baseAddress!) }
+            var best = 0
+            for k in 1..<c where p[k] > p[best] { best = k }
+            if best == LineSymbols.blank {
+                blankColumns.append((f, 1 - p[0]))
+            } else if best == previous, var last = symbols.popLast() {
+                last.last = f
+                if p[best] > last.probability { last.probability = p[best]; last.probabilities = p }
+                symbols.append(last)
+            } else {
+                symbols.append(LineSymbol(symbol: best, first: f, last: f, probability: p[best], probabilities: p))
+            }
+            previous = best
+        }
+        let gap = blankColumns.filter { col in !symbols.contains { abs($0.first - col.column) <= 1 || abs($0.last - col.column) <= 1 } }
+            .map(\.other).max() ?? 0
+        return (symbols, gap)
+    }
+
+    /// The best path's symbols (for training's validation).
+    static func greedy(_ logits: UnsafePointer<Float>, frames t: Int, classes c: Int, temperature: Float) -> [LineSymbol] {
+        decode(logits, frames: t, classes: c, temperature: temperature).symbols
+    }
+}
+
+/// Reads a line of writing on paper with a line model (`ModelFile.isLineModel`): the line is cut
+/// out of the image (`LineImage`), scaled to 32 pixels tall, and the model reads it whole, column
+/// by column, so digits that touch or overlap need no cut between them. Each digit is as sure as
+/// its surest column; a number is answered only when every digit is at least `threshold` sure,
+/// nothing in the line reads as a letter, and no column read as empty between them held a symbol
+/// with more than 1 − `threshold` of the probability (a digit the path may have missed).
+/// Marks written with numbers (`.`, `,`, `-`, `=`, `/-`) are read as marks and left out of the text.
+public final class LineReader: @unchecked Sendable {
+    public let model: ModelFile
+    public var threshold: Float
+    /// The widths networks are made for: a strip is centred in the narrowest that holds it.
+    public static let widths = [96, 160, 256, 384, LineImage.maxWidth]
+    private var networks: [Int: (InferenceNetwork, InferenceNetwork.Workspace)] = [:]
+    private let lock = NSLock()
+
+    public init(model: ModelFile, threshold: Float = 0.9) throws {
+        guard model.isLineModel else {
+            throw DigitError(.usage, "not a line model: its classes are '\(model.classes)', a line model's '\(LineSymbols.classes)'")
+        }
+        self.model = model
+        self.threshold = threshold
+    }
+
+    /// The shipped paper model (`ShippedWeights.paperPath`), or the file `weightsPath` names, or
+    /// `$DIGITS_PAPER_WEIGHTS` when set.
+    public convenience init(weightsPath: String? = nil, threshold: Float = 0.9) throws {
+        let path = try weightsPath ?? Self.defaultWeightsPath()
+        try self.init(model: try ModelFile.load(path: path), threshold: threshold)
+    }
+
+    public static func defaultWeightsPath() throws -> String {
+        if let env = ProcessInfo.processInfo.environment["DIGITS_PAPER_WEIGHTS"], !env.isEmpty { return env }
+        if let path = ShippedWeights.paperPath { return path }
+        throw DigitError(.io, "no paper model found: DIGITS_PAPER_WEIGHTS is not set and the shipped one is not at "
+            + ShippedWeights.candidates(ShippedWeights.paperFileName).joined(separator: " or "))
+    }
+
+    /// The network and workspace for lines `width` wide, made once.
+    private func network(width: Int) throws -> (InferenceNetwork, InferenceNetwork.Workspace) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let n = networks[width] { return n }
+        let net = try model.makeNetwork(width: width)
+        let made = (net, net.makeWorkspace())
+        networks[width] = made
+        return made
+    }
+
+    /// The per-column logits of a strip (centred in the narrowest network width that holds it),
+    /// with the strip's x of column 0 and the strip pixels per column.
+    func logits(_ strip: LineImage) throws -> (logits: [Float], columns: Int, x0: Float, step: Float) {
+        let width = Self.widths.first { $0 >= strip.width } ?? LineImage.maxWidth
+        let (net, ws) = try network(width: width)
+        let h = LineImage.height
+        var input = [Float](repeating: 0, count: h * width)
+        let offset = max(0, (width - strip.width) / 2)
+        for y in 0..<h { for x in 0..<min(strip.width, width) { input[y * width + offset + x] = strip.pixels[y * strip.width + x] } }
+        var out = [Float](repeating: 0, count: net.outputShape.count)
+        lock.lock()   // the workspace is one per width
+        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { net.logits(pixels: i.baseAddress!, workspace: ws, into: $0.baseAddress!) } }
+        lock.unlock()
+        let step = Float(width) / Float(net.outputShape.width)
+        return (out, net.outputShape.width, -Float(offset), step)
+    }
+
+    /// Reads the line of writing in `image`.
+    public func read(image: DecodedImage) throws -> NumberReading {
+        try read(LineImage(image: image))
+    }
+
+    /// Reads a strip: digits left to right with their boxes in the image's pixels.
+    public func read(_ strip: LineImage) throws -> NumberReading {
+        guard !strip.isEmpty else { return .empty(threshold: threshold) }
+        let (logits, columns, x0, step) = try logits(strip)
+        let (symbols, gap) = logits.withUnsafeBufferPointer {
+            LineDecoding.decode($0.baseAddress!, frames: columns, classes: LineSymbols.classes.count, temperature: model.temperature)
+        }
+        let missed = 1 - gap   // the share of the reading's probability that no symbol was missed
+        var digits: [ReadDigit] = []
+        var marks: [InkBox] = []
+        for s in symbols {
+            let sx0 = x0 + Float(s.first) * step, sx1 = x0 + Float(s.last + 1) * step
+            let box = InkBox(x0: strip.originX + sx0 * strip.scale, y0: strip.originY + 0.2 * Float(LineImage.height) * strip.scale,
+                             x1: strip.originX + sx1 * strip.scale, y1: strip.originY + 0.8 * Float(LineImage.height) * strip.scale)
+            if s.symbol == LineSymbols.mark {
+                marks.append(box)
+                continue
+            }
+            // The ten digits' probabilities at the surest column, as a share of the reading's.
+            let ten = (0..<10).map { s.probabilities[1 + $0] * missed }
+            let order = (0..<10).sorted { ten[$0] > ten[$1] }
+            let notADigit = s.probabilities[LineSymbols.other]
+            let confidence = ten[order[0]]
+            let isDigit = s.symbol != LineSymbols.other
+            digits.append(ReadDigit(digit: isDigit && confidence >= threshold ? order[0] : nil, confidence: confidence,
+                                    notADigit: isDigit ? notADigit : max(notADigit, confidence + 1e-6),
+                                    top: order.prefix(3).map { ($0, ten[$0]) }, probabilities: ten, box: box, strokes: []))
+        }
+        if digits.isEmpty {
+            // Ink, but nothing the model reads as a digit or a letter in it (a lone mark, a smudge):
+            // not sure, never empty, so nothing is answered.
+            let box = InkBox(x0: strip.originX, y0: strip.originY, x1: strip.originX + Float(strip.width) * strip.scale,
+                             y1: strip.originY + Float(LineImage.height) * strip.scale)
+            digits = [ReadDigit(digit: nil, confidence: gap * missed, notADigit: 0, top: [], probabilities: [], box: box, strokes: [])]
+        }
+        var reading = NumberReading(digits: digits, threshold: threshold)
+        reading.marks = marks
+        return reading
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// Photos of numbers made for training the paper reader's line model: numbers composed from one
+/// writer's pen digits (`NumberComposer`), rendered on paper as a camera takes them
+/// (`PaperRenderer`: grain, light, shadow, tilt, pen widths, blur, noise, JPEG), then decoded and
+/// cut to their line exactly as a real photo is (`LineImage`). Some carry marks written with
+/// amounts after the number (`.`, `,-`, `=`, `/-`), labelled as marks.
+public enum SyntheticLines {
+    /// `count` lines of `lengths` digits by the writers of `records` (labelled single digits),
+    /// reproducible from `seed`; images are made on `threads` threads.
+    public static func make(records: [DrawingRecord], count: Int, lengths: ClosedRange<Int>, seed: UInt64,
+                            threads: Int = Parallel.processorCount, progress: (Int, Int) -> Void = { _, _ in }) throws -> LineSet {
+        let byWriter = NumberComposer.byWriter(records, keep: { _ in true })
+        guard !byWriter.isEmpty else { throw DigitError(.format, "no labelled single digits to compose numbers from") }
+        let numbers = NumberComposer().composeSet(byWriter, count: count, lengths: lengths, seed: seed)
+        var renderer = PaperRenderer()
+        renderer.width = 360
+        renderer.height = 200
+        renderer.digitHeight = 24...90
+        let base = SplitMix64(seed: seed ^ 0x6C69_6E65)  // "line"
+        var strips = [(LineImage, String)?](repeating: nil, count: numbers.count)
+        let lock = NSLock()
+        var done = 0
+        let parts = Parallel.ranges(numbers.count, parts: max(1, threads) * 8)
+        var failure: Error?
+        Parallel.run(tasks: parts.count, threads: threads) { t in
+            for k in parts[t] {
+                var rng = base.derived(UInt64(k))
+                do {
+                    let number = numbers[k]
+                    var label = number.drawing.label ?? ""
+                    var drawn = number
+                    if rng.nextFloat() < 0.25 { (drawn, label) = withMark(number, label: label, rng: &rng) }
+                    let image = try renderer.render(drawn, rng: &rng)
+                    let decoded = try ImageDecoder.decode(try image.encoded(.jpeg), file: "synthetic")
+                    let strip = LineImage(image: decoded)
+                    lock.lock()
+                    strips[k] = (strip, label)
+                    done += 1
+                    let d = done
+                    lock.unlock()
+                    if d % 200 == 0 { progress(d, numbers.count) }
+                } catch {
+                    lock.lock()
+                    failure = error
+                    lock.unlock()
+                }
+            }
+        }
+        if let failure { throw failure }
+        var set = LineSet()
+        for case let (strip, label)? in strips { set.append(strip, label: label) }
+        return set
+    }
+
+    /// The number with a mark drawn after it as pen strokes: a dot, a comma and dash, an equals
+    /// sign or a slash and dash, as amounts are closed; the label gains `.` for each mark stroke group.
+    static func withMark(_ number: NumberComposer.Number, label: String, rng: inout SplitMix64) -> (NumberComposer.Number, String) {
+        var drawing = number.drawing
+        let xs = drawing.strokes.flatMap { $0.map(\.x) }, ys = drawing.strokes.flatMap { $0.map(\.y) }
+        guard let maxX = xs.max(), let minY = ys.min(), let maxY = ys.max() else { return (number, label) }
+        let h = maxY - minY
+        let x = maxX + h * rng.uniform(0.12, 0.3)
+        func line(_ x0: Float, _ y0: Float, _ x1: Float, _ y1: Float) -> [StrokePoint] {
+            (0...6).map { i in
+                let t = Float(i) / 6
+                return StrokePoint(x: x0 + (x1 - x0) * t, y: y0 + (y1 - y0) * t)
+            }
+        }
+        var marks: [[StrokePoint]] = []
+        switch Int(rng.next() % 4) {
+        case 0: marks = [line(x, maxY - 0.05 * h, x + 0.05 * h, maxY)]   // a dot
+        case 1: marks = [line(x, maxY - 0.1 * h, x - 0.04 * h, maxY + 0.1 * h), line(x + 0.15 * h, minY + 0.5 * h, x + 0.5 * h, minY + 0.5 * h)]  // ,-
+        case 2: marks = [line(x, minY + 0.4 * h, x + 0.45 * h, minY + 0.4 * h), line(x, minY + 0.65 * h, x + 0.45 * h, minY + 0.65 * h)]   // =
+        default: marks = [line(x, maxY, x + 0.3 * h, minY + 0.1 * h), line(x + 0.3 * h, minY + 0.55 * h, x + 0.65 * h, minY + 0.55 * h)]  // /-
+        }
+        drawing.strokes += marks
+        var marked = number
+        marked.drawing = drawing
+        marked.strokeDigit += marks.map { _ in number.strokeDigit.last ?? 0 }
+        return (marked, label + ".")
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Everything that makes the paper reader's line model (`digits train --recipe paper`): the real
+/// lines of a training folder (the parish registers' train split), synthetic photos of numbers by
+/// the pen writers (`SyntheticLines`), the network (`Architecture.line()`), the optimizer's
+/// settings, and the calibration of its softmax temperature on the validation folder's lines
+/// (never trained on).
+public struct LineRecipe: Sendable {
+    public var name = "paper"
+    public var options: TrainingOptions = {
+        var o = TrainingOptions()
+        o.architecture = Architecture.line()
+        o.epochs = 14
+        o.batchSize = 32
+        o.learningRate = 0.002
+        o.weightDecay = 0.0001
+        o.warmupEpochs = 0.5
+        o.inputMean = 0.08
+        o.inputStd = 0.22
+        return o
+    }()
+    /// The training input's width (lines wider are squeezed to it).
+    public var width = 160
+    /// Synthetic lines of `syntheticLengths` digits, made once per run.
+    public var synthetic = 8000
+    public var syntheticLengths = 1...6
+    public var syntheticSeed: UInt64 = 11
+    /// How often each real training line is shown per epoch.
+    public var realRepeats = 1
+
+    public init() {}
+
+    /// The recipe's data: `real` folders with labels (`LabelFile`), the pen writers' digits for
+    /// the synthetic lines, and the validation folder. `cache` names a folder for the strips.
+    public struct Data: Sendable {
+        public var real: [String]
+        public var validation: String
+        public var strokes: String?
+        public var cache: String?
+        public init(real: [String], validation: String, strokes: String?, cache: String?) {
+            self.real = real
+            self.validation = validation
+            self.strokes = strokes
+            self.cache = cache
+        }
+    }
+
+    /// The training and validation lines.
+    public func prepare(_ data: Data, threads: Int, progress: (String) -> Void) throws -> (train: LineSet, validation: LineSet) {
+        func cacheFile(_ folder: String, _ tag: String) -> String? {
+            data.cache.map { ($0 as NSString).appendingPathComponent("strips-\(tag)-\((folder as NSString).lastPathComponent).bin") }
+        }
+        if let cache = data.cache { try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true) }
+        var train = LineSet()
+        for (k, folder) in data.real.enumerated() {
+            let set = try LineSet.load(folder: folder, threads: threads, cache: cacheFile(folder, "real\(k)")) { done, all in
+                progress("cutting lines of \(folder): \(done)/\(all)")
+            }
+            for _ in 0..<realRepeats { train.append(contentsOf: set) }
+            progress("\(set.count) real lines from \(folder)")
+        }
+        if synthetic > 0, let strokes = data.strokes {
+            let file = data.cache.map { ($0 as NSString).appendingPathComponent("strips-synthetic-\(synthetic)-\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound)-\(syntheticSeed).bin") }
+            let made: LineSet
+            if let file, let cached = try? LineSet.read(cache: file, tag: "synthetic") {
+                made = cached
+            } else {
+                let records = try DrawingLoader.load(strokes)
+                made = try SyntheticLines.make(records: records, count: synthetic, lengths: syntheticLengths, seed: syntheticSeed,
+                                               threads: threads) { done, all in progress("making synthetic lines: \(done)/\(all)") }
+                if let file { try made.write(cache: file, tag: "synthetic") }
+            }
+            train.append(contentsOf: made)
+            progress("\(made.count) synthetic lines")
+        }
+        let validation = try LineSet.load(folder: data.validation, threads: threads, cache: cacheFile(data.validation, "validation")) { done, all in
+            progress("cutting lines of \(data.validation): \(done)/\(all)")
+        }
+        return (train, validation)
+    }
+
+    /// A description of the data for the weight file's record.
+    public func dataTag(_ data: Data) -> String {
+        "real=\(data.real.map { ($0 as NSString).lastPathComponent }.joined(separator: "+"))x\(realRepeats) synthetic=\(synthetic)"
+            + " lengths=\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound) seed=\(syntheticSeed) width=\(width)"
+    }
+
+    /// Trains, calibrates the temperature on the validation lines, and returns the weight file.
+    public func train(train: LineSet, validation: LineSet, data: Data, threads: Int, record: [String: String],
+                      report: (TrainingEvent) -> Void) throws -> ModelFile {
+        var o = options
+        o.threads = threads
+        o.dataTag = dataTag(data)
+        let trainer = try LineTrainer(options: o, width: width, train: LineSamples(train, width: width),
+                                      validation: LineSamples(validation, width: width))
+        let trained = try trainer.run(report: report)
+        var model = ModelFile(layers: trained.layers, tensors: trained.tensors, inputMean: trained.inputMean, inputStd: trained.inputStd)
+        model.classes = LineSymbols.classes
+        let calibration = try LineCalibration(model: model, validation: validation, threads: threads)
+        model.temperature = calibration.temperature
+        var p = record
+        p["recipe"] = name
+        p["data"] = o.dataTag
+        p["fingerprint"] = o.fingerprint
+        p["parameters"] = String(trained.parameterCount)
+        p["multiply_adds_32x256"] = String(try model.makeNetwork(width: 256).multiplyAdds)
+        p["train_lines"] = String(train.count)
+        p["validation_lines"] = String(validation.count)
+        p["wall_time_seconds"] = String(format: "%.0f", trained.seconds)
+        p["history"] = trained.history.map { String(format: "%d:%.4f/%.4f/%.4f", $0.epoch, $0.trainLoss, $0.validationLoss, $0.validationAccuracy) }
+            .joined(separator: " ")
+        for (k, v) in calibration.record { p[k] = v }
+        model.provenance = p
+        return model
+    }
+}
+
+/// The temperature of a line model chosen on labelled lines it never trained on: the one, on a
+/// grid from 0.5 to 3, that minimizes the log loss of a reading's confidence (the product of its
+/// digits') as the probability that the number is read exactly; and the validation figures at
+/// the 0.9 filter with it.
+public struct LineCalibration: Sendable {
+    public var temperature: Float
+    public var record: [String: String] = [:]
+
+    public init(model: ModelFile, validation: LineSet, threads: Int) throws {
+        var m = model
+        var best: (Float, Double) = (1, .infinity)
+        var strips: [LineImage] = []
+        for i in 0..<validation.count { strips.append(validation.strip(i)) }
+        for t in stride(from: Float(0.5), through: 3.0, by: 0.25) {
+            m.temperature = t
+            let reader = try LineReader(model: m)
+            var loss = 0.0
+            for (i, strip) in strips.enumerated() {
+                let reading = try reader.read(strip)
+                let right = reading.bestText == validation.labels[i] && !reading.digits.contains { $0.isNotADigit }
+                let c = Double(min(max(reading.confidence, 1e-6), 1 - 1e-6))
+                loss -= right ? log(c) : log(1 - c)
+            }
+            if loss < best.1 { best = (t, loss) }
+        }
+        temperature = best.0
+        m.temperature = temperature
+        let reader = try LineReader(model: m)
+        var numbers = 0, exact = 0, answered = 0, right = 0, others = 0, othersAnswered = 0
+        for (i, strip) in strips.enumerated() {
+            let label = validation.labels[i]
+            let reading = try reader.read(strip)
+            if label.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                numbers += 1
+                if reading.text == label { exact += 1 }
+                if reading.isAnswered { answered += 1; if reading.text == label { right += 1 } }
+            } else {
+                others += 1
+                if reading.isAnswered { othersAnswered += 1 }
+            }
+        }
+        func pct(_ a: Int, _ b: Int) -> String { String(format: "%.4f", Double(a) / Double(max(b, 1))) }
+        record = [
+            "validation_numbers": String(numbers), "validation_exact": pct(exact, numbers),
+            "validation_answered": pct(answered, numbers), "validation_right_among_answered": pct(right, answered),
+            "validation_non_numbers": String(others), "validation_non_numbers_answered": String(othersAnswered),
+        ]
+    }
+}

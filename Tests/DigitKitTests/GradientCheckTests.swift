@@ -140,6 +140,13 @@ final class GradientCheckTests: XCTestCase {
         }
     }
 
+    func testHeightPool_GradientMatchesFiniteDifferences() {
+        var rng = SplitMix64(seed: 27)
+        let shape = ActivationShape(height: 4, width: 5, channels: 3)
+        checkLayer(HeightPoolTraining(inShape: shape, outShape: ActivationShape(height: 1, width: 5, channels: 3), capacity: 2),
+                   input: rng.floats(2 * shape.count), count: 2)
+    }
+
     func testDropout_GradientWithAFixedMaskMatchesFiniteDifferences() {
         var rng = SplitMix64(seed: 26)
         let shape = ActivationShape(height: 1, width: 1, channels: 50)

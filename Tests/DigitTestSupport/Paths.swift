@@ -9,6 +9,8 @@ public enum TestPaths {
     public static let mnist = fixtures.appendingPathComponent("mnist")
     public static let pendigits = fixtures.appendingPathComponent("pendigits/pendigits-orig.tra")
     public static let weights = repoRoot.appendingPathComponent("Weights/mnist-cnn.safetensors")
+    public static let paperWeights = repoRoot.appendingPathComponent("Weights/paper-lines.safetensors")
+    public static let parish = fixtures.appendingPathComponent("parish")
 
     /// The MNIST fixture folder, or a test failure that says how to fill it. Tests never skip
     /// silently: a missing fixture is a failure in CI and on a developer's machine alike.
@@ -23,6 +25,17 @@ public enum TestPaths {
     public static func requirePendigits(file: StaticString = #filePath, line: UInt = #line) -> URL? {
         if FileManager.default.fileExists(atPath: pendigits.path) { return pendigits }
         XCTFail("the pendigits fixture is missing at \(pendigits.path): run scripts/fetch-pendigits", file: file, line: line)
+        return nil
+    }
+}
+
+extension TestPaths {
+    /// The parish scans' validation folder (real crops with labels.csv), or a test failure that
+    /// says how to get it.
+    public static func requireParishValidation(file: StaticString = #filePath, line: UInt = #line) -> URL? {
+        let folder = parish.appendingPathComponent("validation")
+        if FileManager.default.fileExists(atPath: folder.appendingPathComponent("labels.csv").path) { return folder }
+        XCTFail("the parish scans are missing in \(parish.path): run scripts/fetch-parish", file: file, line: line)
         return nil
     }
 }

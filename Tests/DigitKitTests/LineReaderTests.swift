@@ -1,0 +1,144 @@
+@testable import DigitKit
+import DigitFormats
+import DigitTestSupport
+import Foundation
+import XCTest
+
+/// The paper reader's pieces: the CTC loss, the line model's decoding, cutting a line out of a
+/// page (margins and rules removed), and the shipped paper model on real scans.
+final class LineReaderTests: XCTestCase {
+    // MARK: - CTC
+
+    /// −log P(label) by brute force: the sum over every path of per-column classes that collapses
+    /// to the label (repeats merged, blanks removed).
+    private func bruteForceLoss(_ logits: [Float], frames t: Int, classes c: Int, label: [Int]) -> Double {
+        var logp = [Double](repeating: 0, count: t * c)
+        for f in 0..<t {
+            let z = (0..<c).map { Double(logits[f * c + $0]) }
+            let m = z.max()!, lse = m + log(z.map { exp($0 - m) }.reduce(0, +))
+            for k in 0..<c { logp[f * c + k] = z[k] - lse }
+        }
+        var total = 0.0
+        var path = [Int](repeating: 0, count: t)
+        func visit(_ f: Int) {
+            if f == t {
+                var out: [Int] = [], previous = -1
+                for k in path { if k != previous && k != 0 { out.append(k) }; previous = k }
+                if out == label { total += exp(path.enumerated().map { logp[$0.offset * c + $0.element] }.reduce(0, +)) }
+                return
+            }
+            for k in 0..<c { path[f] = k; visit(f + 1) }
+        }
+        visit(0)
+        return -log(total)
+    }
+
+    func testCTC_LossEqualsTheSumOverEveryPathAndItsGradientMatchesFiniteDifferences() {
+        var rng = SplitMix64(seed: 3)
+        let t = 5, c = 4
+        for label in [[1, 2], [2, 2], [3], [1, 3, 1]] {
+            let logits = rng.floats(t * c, -2, 2)
+            var grad = [Float](repeating: 0, count: t * c)
+            let loss = logits.withUnsafeBufferPointer { l in
+                CTC.loss(logits: l.baseAddress!, frames: t, classes: c, label: label, scale: 1, grad: &grad)
+            }
+            XCTAssertEqual(Double(loss), bruteForceLoss(logits, frames: t, classes: c, label: label), accuracy: 1e-4, "label \(label)")
+            for i in 0..<(t * c) {
+                var up = logits, down = logits
+                up[i] += 1e-2
+                down[i] -= 1e-2
+                let numeric = (bruteForceLoss(up, frames: t, classes: c, label: label) - bruteForceLoss(down, frames: t, classes: c, label: label)) / 2e-2
+                XCTAssertEqual(Double(grad[i]), numeric, accuracy: 2e-3, "label \(label), logit \(i)")
+            }
+        }
+    }
+
+    func testCTC_ALabelLongerThanTheColumnsCanSpellIsInfiniteWithNoGradient() {
+        let logits = [Float](repeating: 0, count: 3 * 4)
+        var grad = [Float](repeating: 1, count: 3 * 4)
+        // "1 1 1" needs five columns (a blank between repeats); there are three.
+        let loss = logits.withUnsafeBufferPointer { CTC.loss(logits: $0.baseAddress!, frames: 3, classes: 4, label: [1, 1, 1], scale: 1, grad: &grad) }
+        XCTAssertEqual(loss, .infinity)
+        XCTAssertEqual(grad, [Float](repeating: 0, count: 12))
+    }
+
+    // MARK: - Symbols and decoding
+
+    func testSymbols_DigitsLettersAndMarks() {
+        XCTAssertEqual(LineSymbols.classes(of: "19a"), [2, 10, LineSymbols.other])
+        XCTAssertEqual(LineSymbols.classes(of: "125,-"), [2, 3, 6, LineSymbols.mark, LineSymbols.mark])
+        XCTAssertEqual(LineSymbols.classes(of: "S.n."), [LineSymbols.other, LineSymbols.mark, LineSymbols.other, LineSymbols.mark])
+        XCTAssertEqual(LineSymbols.classes(of: "9 5351").count, 5)
+    }
+
+    func testDecoding_MergesRepeatsDropsBlanksAndKeepsTheSurestColumn() {
+        let c = LineSymbols.classes.count
+        // Columns: 3, 3, blank, 3, blank, mark → "33" and a mark.
+        let best = [4, 4, 0, 4, 0, LineSymbols.mark]
+        var logits = [Float](repeating: 0, count: best.count * c)
+        for (f, k) in best.enumerated() { logits[f * c + k] = f == 1 ? 9 : 6 }
+        let (symbols, gap) = logits.withUnsafeBufferPointer { LineDecoding.decode($0.baseAddress!, frames: best.count, classes: c, temperature: 1) }
+        XCTAssertEqual(symbols.map(\.symbol), [4, 4, LineSymbols.mark])
+        XCTAssertEqual(symbols[0].first, 0)
+        XCTAssertEqual(symbols[0].last, 1)
+        XCTAssertGreaterThan(symbols[0].probability, 0.99)   // column 1's, the surer
+        XCTAssertEqual(gap, 0)   // every blank column lies beside a symbol
+    }
+
+    // MARK: - Cutting the line out
+
+    /// A page of paper (light) with a black scanner margin on the left, a ruled line across and
+    /// a column line near the right edge, and two digit-like strokes in the middle.
+    private func ruledPage() -> DecodedImage {
+        let w = 160, h = 120
+        var gray = [UInt8](repeating: 225, count: w * h)
+        for y in 0..<h { for x in 0..<28 { gray[y * w + x] = 12 } }               // margin
+        for x in 0..<w { gray[80 * w + x] = 90; gray[81 * w + x] = 90 }            // a rule under the writing
+        for y in 0..<h { gray[y * w + 150] = 80 }                                  // a column line
+        for y in 50..<80 { for x in 70..<73 { gray[y * w + x] = 30 } }             // a "1"
+        for y in 50..<80 { for x in 95..<98 { gray[y * w + x] = 30 } }             // another
+        for x in 88..<105 { for y in 50..<53 { gray[y * w + x] = 30 } }           // a bar: "7"
+        return DecodedImage(width: w, height: h, gray: gray, format: .pnm, color: .gray, bitDepth: 8)
+    }
+
+    func testLineImage_FindsTheWritingWithoutTheMarginAndTheRules() {
+        let strip = LineImage(image: ruledPage())
+        XCTAssertFalse(strip.isEmpty)
+        XCTAssertEqual(strip.pixels.count, LineImage.height * strip.width)
+        // The strip spans the two strokes (70…98 px, a quarter of the line's height beside), not the margin or the column line.
+        let x0 = strip.originX, x1 = strip.originX + Float(strip.width) * strip.scale
+        XCTAssertGreaterThan(x0, 28, "the margin is not part of the line")
+        XCTAssertLessThan(x1, 150, "the column line is not part of the line")
+        XCTAssertLessThan(x0, 70)
+        XCTAssertGreaterThan(x1, 98)
+        // The rule under the writing is gone: the strip's bottom rows hold little ink.
+        let bottomInk = strip.pixels[(LineImage.height - 4) * strip.width..<(LineImage.height * strip.width)].reduce(0, +)
+        XCTAssertLessThan(bottomInk, 0.05 * strip.pixels.reduce(0, +))
+    }
+
+    func testLineImage_AnEmptyPageHasNoLine() {
+        let blank = DecodedImage(width: 100, height: 80, gray: [UInt8](repeating: 200, count: 8000), format: .pnm, color: .gray, bitDepth: 8)
+        XCTAssertTrue(LineImage(image: blank).isEmpty)
+        XCTAssertTrue(LineImage.lines(image: blank).isEmpty)
+    }
+
+    // MARK: - The shipped paper model on real scans
+
+    /// The first 300 crops of the parish registers' validation split (never trained on): read
+    /// exactly far more often than not, and right whenever answered.
+    func testShippedPaperModel_ReadsRealParishScans() throws {
+        guard let folder = TestPaths.requireParishValidation() else { return }
+        let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)
+        recognizer.lineReader = try LineReader(weightsPath: TestPaths.paperWeights.path)
+        let entries = Array(try LabelFile.read(folder: folder.path).filter { $0.label.allSatisfy(\.isNumber) }.prefix(300))
+        var exact = 0, answered = 0, right = 0
+        for e in entries {
+            let r = try recognizer.read(imageAt: folder.appendingPathComponent(e.file).path)
+            if r.text == e.label { exact += 1 }
+            if r.isAnswered { answered += 1; if r.text == e.label { right += 1 } }
+        }
+        XCTAssertGreaterThan(exact, 240, "\(exact) of \(entries.count) read exactly")
+        XCTAssertGreaterThan(answered, 150)
+        XCTAssertGreaterThanOrEqual(Double(right), 0.98 * Double(answered), "\(right) right of \(answered) answered")
+    }
+}

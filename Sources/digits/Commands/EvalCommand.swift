@@ -183,7 +183,7 @@ struct EvalCommand: CLICommand {
                                temperature: Float) throws -> Int32 {
         let labelled = images.compactMap { image in image.1.map { (path: image.0, label: $0) } }
         guard !labelled.isEmpty else {
-            throw DigitError(.format, file: source, "no labelled images: put a labels.tsv (FILE<TAB>LABEL lines) beside them")
+            throw DigitError(.format, file: source, "no labelled images: put a labels.csv (filename,label lines) or a labels.tsv (FILE<TAB>LABEL lines) beside them")
         }
         var page = page
         var status = ExitCode.ok

@@ -73,6 +73,57 @@ final class ImageCommandTests: XCTestCase {
         }
     }
 
+    /// A folder as real data sets come: upper-case extensions, labels.csv with a byte order mark,
+    /// a header, CRLF and quoted fields, a label that is not a number and an image without a label.
+    private func labelledFolder() throws -> URL {
+        let set = folder.appendingPathComponent("set")
+        try FileManager.default.createDirectory(at: set, withIntermediateDirectories: true)
+        for (fixture, name) in [("0001", "one, nine.Jpg"), ("0002", "three.JPG"), ("0003", "two.jpeg"), ("0004", "n5351.JPG"),
+                                ("0005", "n4025.Jpg"), ("0006", "n3261.jpg"), ("0002", "mislabelled.jpg"), ("0001", "sn.PNG.jpg"),
+                                ("0003", "unlabelled.jpg")] {
+            try FileManager.default.copyItem(at: paper.appendingPathComponent("paper-\(fixture).jpg"), to: set.appendingPathComponent(name))
+        }
+        let csv = "filename,label\r\n\"one, nine.Jpg\",9\r\nthree.JPG,\"3\"\r\ntwo.jpeg,2\r\nn5351.JPG,5351\r\nn4025.Jpg,4025\r\n"
+            + "n3261.jpg, 3261 \r\nmislabelled.jpg,8\r\nsn.PNG.jpg,Sn\r\n"
+        try FileIO.writeAtomically([0xEF, 0xBB, 0xBF] + Array(csv.utf8), to: set.appendingPathComponent("labels.csv").path)
+        return set
+    }
+
+    func testEval_AFolderWithLabelsCSVGivesTheNumberReportByLengthAndTheWorstReadings() throws {
+        let set = try labelledFolder()
+        let run = try digits(["eval", set.path, "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stderrLines, ["digits eval: 1 image without a label was left out"])
+        let report = try JSONParser.parse(run.stdout)
+        XCTAssertEqual([report["numbers"], report["non_numbers"]], [.number(7), .number(1)], run.stdout)
+        guard case let .array(lengths)? = report["by_length"], case let .array(worst)? = report["worst"] else { return XCTFail(run.stdout) }
+        XCTAssertEqual(lengths.map { [$0["digits"], $0["count"]] }, [[.number(1), .number(4)], [.number(4), .number(3)]], run.stdout)
+        // The photo of a 3 labelled 8 is answered 3, the 9 labelled "Sn" answered 9: both wrong,
+        // named by their files, the surest first.
+        XCTAssertEqual(worst.map { $0["source"] }, [.string(set.appendingPathComponent("mislabelled.jpg").path),
+                                                    .string(set.appendingPathComponent("sn.PNG.jpg").path)], run.stdout)
+        XCTAssertEqual(worst.map { $0["answered"] }, [.bool(true), .bool(true)])
+        XCTAssertEqual(worst.map { $0["number"] }, [.bool(true), .bool(false)])
+        XCTAssertEqual(report["answered_right"], .number(6), "every other photo is read right: \(run.stdout)")
+
+        let text = try digits(["eval", set.path])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("\nby length       count     exact  answered  right among answered\n"
+                                           + "    1 digit         4    75.00%   100.00%    75.00%   (1 wrong)\n"
+                                           + "    4 digits        3   100.00%   100.00%   100.00%   (0 wrong)\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("answered but wrong, most confident first (2 of 2)\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  9        Sn     \(set.appendingPathComponent("sn.PNG.jpg").path)  (not a number)\n"), text.stdout)
+    }
+
+    func testEval_ABadLabelsCSVIsOneLineNamingTheFileAndLine() throws {
+        let set = try labelledFolder()
+        try FileIO.writeAtomically(Array("filename,label\nthree.JPG,3\ntwo.jpeg,\"2\n".utf8), to: set.appendingPathComponent("labels.csv").path)
+        let run = try digits(["eval", set.path])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.stderrLines, ["digits eval: \(set.path)/labels.csv: line 3: the quoted field that starts here is not closed: the file ends inside it"])
+        XCTAssertEqual(run.stdout, "")
+    }
+
     /// The image path loses nothing on clean images: MNIST test images written as PNG give the
     /// report of the same images read from IDX, byte for byte.
     func testEval_MNISTImagesAsPNGGiveExactlyTheIDXReport() throws {

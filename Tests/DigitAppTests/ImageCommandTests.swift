@@ -40,7 +40,8 @@ final class ImageCommandTests: XCTestCase {
         let run = try digits(["recognize", photo, "--overlay", out])
         XCTAssertEqual(run.status, 0, run.stderr)
         let picture = try ImageDecoder.read(path: out)
-        XCTAssertEqual([picture.width, picture.height], [480, 360])
+        XCTAssertEqual(picture.width, 480, "480 pixels wide: not scaled")
+        XCTAssertGreaterThan(picture.height, 360, "the photo under a band")
         let rgb = try XCTUnwrap(try PNG.decodeRGB(try FileIO.read(out, limit: 1 << 24), file: out).rgb)
         let green = stride(from: 0, to: rgb.count, by: 3).filter {
             (rgb[$0], rgb[$0 + 1], rgb[$0 + 2]) == (Overlay.sure.r, Overlay.sure.g, Overlay.sure.b)
@@ -55,6 +56,49 @@ final class ImageCommandTests: XCTestCase {
         let both = try digits(["recognize", photo, paper.appendingPathComponent("paper-0001.jpg").path, "--overlay", several])
         XCTAssertEqual(both.status, 0, both.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: several).sorted(), ["paper-0001.png", "paper-0004.png"])
+    }
+
+    /// Where the image sits in an overlay: below the band, scaled by `scale`. Checks that every
+    /// pixel of that area is the image's or a box's outline, and that the band above holds some text.
+    private func checkOverlay(_ path: String, of image: DecodedImage, scale: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let overlay = try PNG.decodeRGB(try FileIO.read(path, limit: 1 << 24), file: path)
+        let rgb = try XCTUnwrap(overlay.rgb)
+        XCTAssertEqual(overlay.width, image.width * scale, "scaled by \(scale)", file: file, line: line)
+        let top = overlay.height - image.height * scale
+        XCTAssertGreaterThan(top, 0, "a band above the image", file: file, line: line)
+        let outlines: Set<[UInt8]> = [[Overlay.sure.r, Overlay.sure.g, Overlay.sure.b], [Overlay.unsure.r, Overlay.unsure.g, Overlay.unsure.b],
+                                      [Overlay.notADigit.r, Overlay.notADigit.g, Overlay.notADigit.b]]
+        var covered = 0
+        for y in top..<overlay.height {
+            for x in 0..<overlay.width {
+                let i = 3 * (y * overlay.width + x), v = image.gray[(y - top) / scale * image.width + x / scale]
+                let p = Array(rgb[i..<(i + 3)])
+                if p == [v, v, v] { continue }
+                XCTAssertTrue(outlines.contains(p), "(\(x), \(y)) is \(p), neither the image's \(v) nor an outline", file: file, line: line)
+                covered += 1
+            }
+        }
+        XCTAssertLessThan(covered, overlay.width * (overlay.height - top) / 4, "outlines only", file: file, line: line)
+        let band = (0..<(top * overlay.width)).map { Array(rgb[(3 * $0)..<(3 * $0 + 3)]) }
+        XCTAssertTrue(band.contains { outlines.contains($0) }, "the answer is written in the band", file: file, line: line)
+    }
+
+    func testRecognize_OverlayOfASmallCropIsScaledUpWithItsAnswerAboveIt() throws {
+        // A crop 40 pixels tall, cut from a photo of a 3 and halved: the banner used to cover it all.
+        let photo = try ImageDecoder.read(path: paper.appendingPathComponent("paper-0002.jpg").path)
+        let (x0, y0, width, height) = (300, 75, 50, 40)
+        let gray = (0..<(width * height)).map { i in photo.gray[(y0 + 2 * (i / width)) * photo.width + x0 + 2 * (i % width)] }
+        let crop = folder.appendingPathComponent("crop.png").path
+        try FileIO.writeAtomically(try PNG.encode(gray: gray, width: width, height: height), to: crop)
+        let out = folder.appendingPathComponent("crop-seen.png").path
+        let run = try digits(["recognize", crop, "--overlay", out])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try checkOverlay(out, of: try ImageDecoder.read(path: crop), scale: 6)
+
+        // The photo itself: not scaled, every pixel kept under the band.
+        let seen = folder.appendingPathComponent("photo-seen.png").path
+        XCTAssertEqual(try digits(["recognize", paper.appendingPathComponent("paper-0004.jpg").path, "--overlay", seen]).status, 0)
+        try checkOverlay(seen, of: try ImageDecoder.read(path: paper.appendingPathComponent("paper-0004.jpg").path, maxSide: 1600), scale: 1)
     }
 
     func testRecognize_OverlayWithoutAnImageAndAFolderWithNothingToReadAreOneLineErrors() throws {

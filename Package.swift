@@ -5,7 +5,8 @@
 // The targets, lowest first (imports point one way; docs/architecture.md draws them):
 //   CZlib, CJPEG          the system's zlib and libjpeg-turbo (system-library targets; CJPEGShim
 //                         catches libjpeg's fatal errors)
-//   DigitFormats          file formats: JSON, stroke files, UNIPEN, safetensors, IDX, gzip, PNG, PNM, JPEG
+//   DigitFormats          file formats: JSON, stroke files, UNIPEN, safetensors, IDX, gzip, PNG, PNM, JPEG,
+//                         label files (labels.csv, labels.tsv)
 //   DigitKernels          the compute kernels in C, compiled per instruction set and chosen at run time
 //   DigitWeights          the shipped weight file, a resource (Weights/)
 //   DigitKit              the library: strokes, raster, network, training, evaluation, recognition,

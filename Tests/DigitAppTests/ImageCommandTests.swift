@@ -40,7 +40,8 @@ final class ImageCommandTests: XCTestCase {
         let run = try digits(["recognize", photo, "--overlay", out])
         XCTAssertEqual(run.status, 0, run.stderr)
         let picture = try ImageDecoder.read(path: out)
-        XCTAssertEqual([picture.width, picture.height], [480, 360])
+        XCTAssertEqual(picture.width, 480, "480 pixels wide: not scaled")
+        XCTAssertGreaterThan(picture.height, 360, "the photo under a band")
         let rgb = try XCTUnwrap(try PNG.decodeRGB(try FileIO.read(out, limit: 1 << 24), file: out).rgb)
         let green = stride(from: 0, to: rgb.count, by: 3).filter {
             (rgb[$0], rgb[$0 + 1], rgb[$0 + 2]) == (Overlay.sure.r, Overlay.sure.g, Overlay.sure.b)
@@ -57,6 +58,49 @@ final class ImageCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: several).sorted(), ["paper-0001.png", "paper-0004.png"])
     }
 
+    /// Where the image sits in an overlay: below the band, scaled by `scale`. Checks that every
+    /// pixel of that area is the image's or a box's outline, and that the band above holds some text.
+    private func checkOverlay(_ path: String, of image: DecodedImage, scale: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let overlay = try PNG.decodeRGB(try FileIO.read(path, limit: 1 << 24), file: path)
+        let rgb = try XCTUnwrap(overlay.rgb)
+        XCTAssertEqual(overlay.width, image.width * scale, "scaled by \(scale)", file: file, line: line)
+        let top = overlay.height - image.height * scale
+        XCTAssertGreaterThan(top, 0, "a band above the image", file: file, line: line)
+        let outlines: Set<[UInt8]> = [[Overlay.sure.r, Overlay.sure.g, Overlay.sure.b], [Overlay.unsure.r, Overlay.unsure.g, Overlay.unsure.b],
+                                      [Overlay.notADigit.r, Overlay.notADigit.g, Overlay.notADigit.b]]
+        var covered = 0
+        for y in top..<overlay.height {
+            for x in 0..<overlay.width {
+                let i = 3 * (y * overlay.width + x), v = image.gray[(y - top) / scale * image.width + x / scale]
+                let p = Array(rgb[i..<(i + 3)])
+                if p == [v, v, v] { continue }
+                XCTAssertTrue(outlines.contains(p), "(\(x), \(y)) is \(p), neither the image's \(v) nor an outline", file: file, line: line)
+                covered += 1
+            }
+        }
+        XCTAssertLessThan(covered, overlay.width * (overlay.height - top) / 4, "outlines only", file: file, line: line)
+        let band = (0..<(top * overlay.width)).map { Array(rgb[(3 * $0)..<(3 * $0 + 3)]) }
+        XCTAssertTrue(band.contains { outlines.contains($0) }, "the answer is written in the band", file: file, line: line)
+    }
+
+    func testRecognize_OverlayOfASmallCropIsScaledUpWithItsAnswerAboveIt() throws {
+        // A crop 40 pixels tall, cut from a photo of a 3 and halved: the banner used to cover it all.
+        let photo = try ImageDecoder.read(path: paper.appendingPathComponent("paper-0002.jpg").path)
+        let (x0, y0, width, height) = (300, 75, 50, 40)
+        let gray = (0..<(width * height)).map { i in photo.gray[(y0 + 2 * (i / width)) * photo.width + x0 + 2 * (i % width)] }
+        let crop = folder.appendingPathComponent("crop.png").path
+        try FileIO.writeAtomically(try PNG.encode(gray: gray, width: width, height: height), to: crop)
+        let out = folder.appendingPathComponent("crop-seen.png").path
+        let run = try digits(["recognize", crop, "--overlay", out])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try checkOverlay(out, of: try ImageDecoder.read(path: crop), scale: 6)
+
+        // The photo itself: not scaled, every pixel kept under the band.
+        let seen = folder.appendingPathComponent("photo-seen.png").path
+        XCTAssertEqual(try digits(["recognize", paper.appendingPathComponent("paper-0004.jpg").path, "--overlay", seen]).status, 0)
+        try checkOverlay(seen, of: try ImageDecoder.read(path: paper.appendingPathComponent("paper-0004.jpg").path, maxSide: 1600), scale: 1)
+    }
+
     func testRecognize_OverlayWithoutAnImageAndAFolderWithNothingToReadAreOneLineErrors() throws {
         let drawing = TestPaths.fixtures.appendingPathComponent("strokes/digit-3-a.json").path
         let overlay = try digits(["recognize", drawing, "--overlay", "x.png"])
@@ -71,6 +115,57 @@ final class ImageCommandTests: XCTestCase {
             XCTAssertEqual(run.stderrLines.count, 1, run.stderr)
             XCTAssertTrue(run.stderr.contains(empty.path) && run.stderr.contains("no stroke files"), run.stderr)
         }
+    }
+
+    /// A folder as real data sets come: upper-case extensions, labels.csv with a byte order mark,
+    /// a header, CRLF and quoted fields, a label that is not a number and an image without a label.
+    private func labelledFolder() throws -> URL {
+        let set = folder.appendingPathComponent("set")
+        try FileManager.default.createDirectory(at: set, withIntermediateDirectories: true)
+        for (fixture, name) in [("0001", "one, nine.Jpg"), ("0002", "three.JPG"), ("0003", "two.jpeg"), ("0004", "n5351.JPG"),
+                                ("0005", "n4025.Jpg"), ("0006", "n3261.jpg"), ("0002", "mislabelled.jpg"), ("0001", "sn.PNG.jpg"),
+                                ("0003", "unlabelled.jpg")] {
+            try FileManager.default.copyItem(at: paper.appendingPathComponent("paper-\(fixture).jpg"), to: set.appendingPathComponent(name))
+        }
+        let csv = "filename,label\r\n\"one, nine.Jpg\",9\r\nthree.JPG,\"3\"\r\ntwo.jpeg,2\r\nn5351.JPG,5351\r\nn4025.Jpg,4025\r\n"
+            + "n3261.jpg, 3261 \r\nmislabelled.jpg,8\r\nsn.PNG.jpg,Sn\r\n"
+        try FileIO.writeAtomically([0xEF, 0xBB, 0xBF] + Array(csv.utf8), to: set.appendingPathComponent("labels.csv").path)
+        return set
+    }
+
+    func testEval_AFolderWithLabelsCSVGivesTheNumberReportByLengthAndTheWorstReadings() throws {
+        let set = try labelledFolder()
+        let run = try digits(["eval", set.path, "--json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stderrLines, ["digits eval: 1 image without a label was left out"])
+        let report = try JSONParser.parse(run.stdout)
+        XCTAssertEqual([report["numbers"], report["non_numbers"]], [.number(7), .number(1)], run.stdout)
+        guard case let .array(lengths)? = report["by_length"], case let .array(worst)? = report["worst"] else { return XCTFail(run.stdout) }
+        XCTAssertEqual(lengths.map { [$0["digits"], $0["count"]] }, [[.number(1), .number(4)], [.number(4), .number(3)]], run.stdout)
+        // The photo of a 3 labelled 8 is answered 3, the 9 labelled "Sn" answered 9: both wrong,
+        // named by their files, the surest first.
+        XCTAssertEqual(worst.map { $0["source"] }, [.string(set.appendingPathComponent("mislabelled.jpg").path),
+                                                    .string(set.appendingPathComponent("sn.PNG.jpg").path)], run.stdout)
+        XCTAssertEqual(worst.map { $0["answered"] }, [.bool(true), .bool(true)])
+        XCTAssertEqual(worst.map { $0["number"] }, [.bool(true), .bool(false)])
+        XCTAssertEqual(report["answered_right"], .number(6), "every other photo is read right: \(run.stdout)")
+
+        let text = try digits(["eval", set.path])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("\nby length       count     exact  answered  right among answered\n"
+                                           + "    1 digit         4    75.00%   100.00%    75.00%   (1 wrong)\n"
+                                           + "    4 digits        3   100.00%   100.00%   100.00%   (0 wrong)\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("answered but wrong, most confident first (2 of 2)\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  9        Sn     \(set.appendingPathComponent("sn.PNG.jpg").path)  (not a number)\n"), text.stdout)
+    }
+
+    func testEval_ABadLabelsCSVIsOneLineNamingTheFileAndLine() throws {
+        let set = try labelledFolder()
+        try FileIO.writeAtomically(Array("filename,label\nthree.JPG,3\ntwo.jpeg,\"2\n".utf8), to: set.appendingPathComponent("labels.csv").path)
+        let run = try digits(["eval", set.path])
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.stderrLines, ["digits eval: \(set.path)/labels.csv: line 3: the quoted field that starts here is not closed: the file ends inside it"])
+        XCTAssertEqual(run.stdout, "")
     }
 
     /// The image path loses nothing on clean images: MNIST test images written as PNG give the

@@ -23,6 +23,7 @@ final class FuzzCorpusTests: XCTestCase {
     func testFuzzCorpus_ModelInputsKeepEveryProperty() throws { try replay("model") }
     func testFuzzCorpus_ImagesInputsKeepEveryProperty() throws { try replay("images") }
     func testFuzzCorpus_GzipInputsKeepEveryProperty() throws { try replay("gzip") }
+    func testFuzzCorpus_LabelsInputsKeepEveryProperty() throws { try replay("labels") }
 
     func testFuzzCorpus_EveryCheckedTargetIsBuiltAndReplayed() throws {
         // scripts/fuzz builds Fuzz/*.swift and fuzzes from Fixtures/fuzz/<target>/; a target added

@@ -337,6 +337,109 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertTrue(NumberEvaluationReport.isNumbers("2026"))
     }
 
+    /// A reading of `best`, digit by digit with `probabilities` (below 0.9: `?`).
+    private func reading(_ best: String, _ probabilities: [Float]) -> NumberReading {
+        let box = InkBox(x0: 0, y0: 0, x1: 1, y1: 1)
+        return NumberReading(digits: zip(best, probabilities).map { c, p in
+            let d = Int(String(c))!
+            return ReadDigit(digit: p >= 0.9 ? d : nil, confidence: p, notADigit: 0, top: [(d, p)], box: box, strokes: [])
+        }, threshold: 0.9)
+    }
+
+    /// Eight items:
+    ///
+    ///     source  label  reading (best)   confidence  answered  right
+    ///     a       7      7                0.99        yes       yes
+    ///     b       3      8                0.95        yes       no      answered wrong
+    ///     c       12     12               0.98        yes       yes
+    ///     d       45     4? (46)          0.6         no        –       best reading wrong
+    ///     e       45     4? (45)          0.7         no        –       best reading right
+    ///     f       19a    19               0.97        yes       no      not a number, answered
+    ///     g       Sn     ?                0.5         no        –       refused
+    ///     h       100    10? (100)        0.5         no        –       best reading right
+    private func lengthsAndMisses() -> NumberEvaluationReport {
+        var report = NumberEvaluationReport()
+        report.add(reading("7", [0.99]), label: "7", source: "a")
+        report.add(reading("8", [0.95]), label: "3", source: "b")
+        report.add(reading("12", [0.99, 0.99]), label: "12", source: "c")
+        report.add(reading("46", [1, 0.6]), label: "45", source: "d")
+        report.add(reading("45", [1, 0.7]), label: "45", source: "e")
+        report.add(reading("19", [0.99, 0.98]), label: "19a", source: "f")
+        report.add(reading("5", [0.5]), label: "Sn", source: "g")
+        report.add(reading("100", [1, 1, 0.5]), label: "100", source: "h")
+        return report
+    }
+
+    func testReport_FiguresByTheNumbersLength() {
+        let report = lengthsAndMisses()
+        XCTAssertEqual([report.numbers, report.exact, report.answered, report.answeredRight, report.nonNumbers, report.refused], [6, 4, 3, 2, 2, 1])
+        XCTAssertEqual(report.byLength.map { [$0.digits, $0.count, $0.exact, $0.answered, $0.answeredRight] },
+                       [[1, 2, 1, 2, 1], [2, 3, 2, 1, 1], [3, 1, 1, 0, 0]])
+        XCTAssertEqual(report.byLength[0].selectiveAccuracy, 0.5)
+        XCTAssertEqual(report.byLength[2].selectiveAccuracy, 1, "nothing answered: nothing answered wrong")
+        XCTAssertEqual(report.byLength[1].exactMatch, 2.0 / 3, accuracy: 1e-12)
+        XCTAssertTrue(report.table.contains("""
+
+            by length       count     exact  answered  right among answered
+                1 digit         2    50.00%   100.00%    50.00%   (1 wrong)
+                2 digits        3    66.67%    33.33%   100.00%   (0 wrong)
+                3 digits        1   100.00%     0.00%   100.00%   (0 wrong)
+
+            """), report.table)
+    }
+
+    func testReport_WorstReadingsAreTheConfidentlyWrongAnswersThenTheWrongUnanswered() {
+        let report = lengthsAndMisses()
+        XCTAssertEqual(report.confidentlyWrong.map(\.source), ["f", "b"], "most confident first; a non-number answered is wrong")
+        XCTAssertEqual(report.confidentlyWrong.map(\.isNumber), [false, true])
+        XCTAssertEqual(report.wrongNotAnswered, [NumberEvaluationReport.Miss(source: "d", label: "45", text: "4?", best: "46", confidence: 0.6,
+                                                                             isAnswered: false, isNumber: true)])
+        XCTAssertEqual(report.worst.map(\.source), ["f", "b", "d"])
+        XCTAssertEqual([report.answeredWrong, report.notAnsweredWrong], [2, 1])
+        XCTAssertTrue(report.table.hasSuffix("""
+
+            answered but wrong, most confident first (2 of 2)
+              confidence  reading       label  source
+                  97.02%  19            19a    f  (not a number)
+                  95.00%  8             3      b
+
+            not answered, best reading wrong, most confident first (1 of 1)
+              confidence  reading       label  source
+                  60.00%  4? (best 46)  45     d
+
+            """), report.table)
+
+        // Each list keeps the `worstCount` most confident, the earlier first on a tie.
+        var bounded = NumberEvaluationReport()
+        bounded.worstCount = 2
+        for (source, p) in [("x", Float(0.91)), ("y", 0.99), ("z", 0.95), ("w", 0.99)] {
+            bounded.add(reading("8", [p]), label: "3", source: source)
+        }
+        XCTAssertEqual(bounded.confidentlyWrong.map(\.source), ["y", "w"])
+        XCTAssertEqual(bounded.answeredWrong, 4)
+    }
+
+    func testReport_JSONGivesTheLengthsAndTheWorstReadings() throws {
+        let report = lengthsAndMisses()
+        let value = try JSONParser.parse(report.json)
+        XCTAssertEqual(value, report.jsonValue)
+        XCTAssertEqual(value["numbers"], .number(6))
+        XCTAssertEqual(value["answered_right"], .number(2))
+        guard case let .array(lengths)? = value["by_length"], case let .array(worst)? = value["worst"] else {
+            return XCTFail(report.json)
+        }
+        XCTAssertEqual(lengths.map { $0["digits"] }, [.number(1), .number(2), .number(3)])
+        XCTAssertEqual(lengths[1], .object([JSONMember("digits", .number(2)), JSONMember("count", .number(3)), JSONMember("exact", .number(2)),
+                                            JSONMember("answered", .number(1)), JSONMember("answered_right", .number(1)),
+                                            JSONMember("exact_match", .number(2.0 / 3)), JSONMember("coverage", .number(1.0 / 3)),
+                                            JSONMember("selective_accuracy", .number(1))]))
+        XCTAssertEqual(worst.map { $0["source"] }, [.string("f"), .string("b"), .string("d")])
+        XCTAssertEqual(worst[0], .object([JSONMember("source", .string("f")), JSONMember("label", .string("19a")), JSONMember("text", .string("19")),
+                                          JSONMember("best", .string("19")), JSONMember("confidence", .number(0.9702)),
+                                          JSONMember("answered", .bool(true)), JSONMember("number", .bool(false))]))
+        XCTAssertTrue(report.json.hasPrefix("{\"numbers\":6,\"exact_match\":0.6666666666666666,"), report.json)
+    }
+
     func testReport_SaysWhyReadingsAreWrong() {
         var report = NumberEvaluationReport()
         func reading(_ digits: [Int], score: Float, expected: Float?) -> NumberReading {

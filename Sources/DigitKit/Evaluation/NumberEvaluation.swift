@@ -1,9 +1,55 @@
 import Foundation
 
-/// How well numbers are read: labelled drawings of numbers (labels of digits, "2026") through
-/// `DigitRecognizer.read`, and drawings labelled as something other than a number ("A",
-/// "scribble") counted as refusals when nothing is answered.
+/// How well numbers are read: labelled drawings or images of numbers (labels of digits, "2026")
+/// through `DigitRecognizer.read`, and items labelled as something other than a number ("A",
+/// "scribble", "19a", "-") counted as refusals when nothing is answered: answering them is wrong.
+/// Besides the totals: the figures by the number's length (`byLength`) and the worst readings
+/// (`confidentlyWrong`, `wrongNotAnswered`) with their sources.
 public struct NumberEvaluationReport: Sendable {
+    /// The figures of the numbers whose label has `digits` digits (the spaces between lines not
+    /// counted).
+    public struct LengthFigures: Equatable, Sendable {
+        public var digits: Int
+        public var count = 0
+        /// The best reading equals the label.
+        public var exact = 0
+        public var answered = 0
+        public var answeredRight = 0
+
+        public init(digits: Int) { self.digits = digits }
+
+        public var exactMatch: Double { count == 0 ? 0 : Double(exact) / Double(count) }
+        public var coverage: Double { count == 0 ? 0 : Double(answered) / Double(count) }
+        /// Right among answered (1 when nothing is answered).
+        public var selectiveAccuracy: Double { answered == 0 ? 1 : Double(answeredRight) / Double(answered) }
+    }
+
+    /// A reading that went wrong, and where it came from.
+    public struct Miss: Equatable, Sendable {
+        /// The image's path, or `FILE#INDEX` of a drawing.
+        public var source: String
+        public var label: String
+        /// The answer, `?` for each digit below the threshold (`NumberReading.text`).
+        public var text: String
+        /// The best digits whatever their probabilities (`NumberReading.bestText`).
+        public var best: String
+        /// The reading's confidence: the product of its digits' probabilities.
+        public var confidence: Float
+        public var isAnswered: Bool
+        /// False for an item whose label is not a number: any answer to it is wrong.
+        public var isNumber: Bool
+
+        public init(source: String, label: String, text: String, best: String, confidence: Float, isAnswered: Bool, isNumber: Bool) {
+            self.source = source
+            self.label = label
+            self.text = text
+            self.best = best
+            self.confidence = confidence
+            self.isAnswered = isAnswered
+            self.isNumber = isNumber
+        }
+    }
+
     /// Drawings whose label is a number.
     public var numbers = 0
     /// Of those: the best reading's digits equal the label (whatever the threshold).
@@ -42,6 +88,21 @@ public struct NumberEvaluationReport: Sendable {
     /// Readings that could not be made (too many parts), with their errors.
     public var errors: [DigitError] = []
     public var threshold: Float = 0.9
+    /// The numbers by length, shortest first; lengths without a number are left out.
+    public private(set) var byLength: [LengthFigures] = []
+    /// Answered but wrong — a number answered with other digits, or an item that is not a number
+    /// answered at all — most confident first (the earlier first on a tie), at most `worstCount`.
+    public private(set) var confidentlyWrong: [Miss] = []
+    /// Numbers not answered whose best reading is not the label, most confident first, at most
+    /// `worstCount`: what a lower threshold would answer wrong first.
+    public private(set) var wrongNotAnswered: [Miss] = []
+    /// How many readings each of the two lists keeps (the report's memory stays bounded).
+    public var worstCount = 10
+    /// Numbers not answered whose best reading is not the label, all of them.
+    public var notAnsweredWrong = 0
+    /// Answered but wrong, all of them: numbers answered with other digits, and items that are
+    /// not numbers answered.
+    public var answeredWrong: Int { answered - answeredRight + nonNumbers - refused }
 
     public init() {}
 
@@ -53,11 +114,17 @@ public struct NumberEvaluationReport: Sendable {
     public var digitAccuracy: Double { labelDigits == 0 ? 0 : 1 - Double(editDistance) / Double(labelDigits) }
     public var refusalRate: Double { nonNumbers == 0 ? 0 : Double(refused) / Double(nonNumbers) }
 
-    /// Counts one reading against its label.
-    public mutating func add(_ reading: NumberReading, label: String?) {
+    /// Counts one reading against its label; `source` (an image's path, `FILE#INDEX` of a
+    /// drawing) names it in the worst readings.
+    public mutating func add(_ reading: NumberReading, label: String?, source: String = "") {
         guard let label else { return }
+        func miss(isNumber: Bool) -> Miss {
+            Miss(source: source, label: label, text: reading.text, best: reading.bestText, confidence: reading.confidence,
+                 isAnswered: reading.isAnswered, isNumber: isNumber)
+        }
         guard Self.isNumbers(label) else {
             nonNumbers += 1
+            if reading.isAnswered { Self.keep(miss(isNumber: false), in: &confidentlyWrong, count: worstCount) }
             if !reading.isAnswered { refused += 1 }
             if !reading.isAnswered, reading.hasNotADigit { refusedAsNotADigit += 1 }
             if reading.isHeldBackByNotADigit { nonNumbersHeldBack += 1 }
@@ -70,16 +137,42 @@ public struct NumberEvaluationReport: Sendable {
         if truth == best { exact += 1 } else if let e = reading.expectedScore {
             if e == -.infinity { wrongNotAmongCandidates += 1 } else if e < reading.score { wrongScoredLower += 1 } else { wrongNotReached += 1 }
         }
+        let right = reading.isAnswered && Array(reading.text.utf8) == truth
         if reading.isAnswered {
             answered += 1
-            if Array(reading.text.utf8) == truth { answeredRight += 1 }
+            if right { answeredRight += 1 }
+        }
+        let length = truth.filter { $0 != UInt8(ascii: " ") }.count
+        let k = byLength.firstIndex { $0.digits >= length } ?? byLength.count
+        if k == byLength.count || byLength[k].digits != length { byLength.insert(LengthFigures(digits: length), at: k) }
+        byLength[k].count += 1
+        if truth == best { byLength[k].exact += 1 }
+        if reading.isAnswered { byLength[k].answered += 1 }
+        if right { byLength[k].answeredRight += 1 }
+        if reading.isAnswered, !right {
+            Self.keep(miss(isNumber: true), in: &confidentlyWrong, count: worstCount)
+        } else if !reading.isAnswered, truth != best {
+            notAnsweredWrong += 1
+            Self.keep(miss(isNumber: true), in: &wrongNotAnswered, count: worstCount)
         }
         let (distance, insertions, deletions) = Self.align(truth, best)
-        labelDigits += truth.filter { $0 != UInt8(ascii: " ") }.count
+        labelDigits += length
         editDistance += distance
         splits += insertions
         merges += deletions
     }
+
+    /// Puts `miss` into `list` (most confident first, the earlier first on a tie), keeping at most
+    /// `count`.
+    static func keep(_ miss: Miss, in list: inout [Miss], count: Int) {
+        let at = list.firstIndex { $0.confidence < miss.confidence } ?? list.count
+        guard at < count else { return }
+        list.insert(miss, at: at)
+        if list.count > count { list.removeLast() }
+    }
+
+    /// The worst readings: `confidentlyWrong`, then `wrongNotAnswered`.
+    public var worst: [Miss] { confidentlyWrong + wrongNotAnswered }
 
     /// True for a label of a number, or of the numbers of several lines separated by single spaces
     /// ("9 5351", as `NumberReading.text` gives them).
@@ -135,20 +228,73 @@ public struct NumberEvaluationReport: Sendable {
                 + (nonNumbersHeldBack > 0 ? "; \(nonNumbersHeldBack) held back by the \"not a digit\" share" : "") + ")\n"
         }
         if !errors.isEmpty { s += "not readable         \(errors.count)\n" }
+        if byLength.count > 1 {
+            s += "\nby length       count     exact  answered  right among answered\n"
+            for f in byLength {
+                s += String(format: "  %3d ", f.digits) + (f.digits == 1 ? "digit " : "digits")
+                    + String(format: "  %7d  %7.2f%%  %7.2f%%  %7.2f%%   (%d wrong)\n", f.count, f.exactMatch * 100, f.coverage * 100,
+                             f.selectiveAccuracy * 100, f.answered - f.answeredRight)
+            }
+        }
+        func reading(_ m: Miss) -> String { m.isAnswered ? m.text : m.text + " (best " + m.best + ")" }
+        let readingWidth = max(7, min(32, worst.map { reading($0).count }.max() ?? 0))
+        let labelWidth = max(5, min(12, worst.map(\.label.count).max() ?? 0))
+        let header = "  confidence  " + Self.padded("reading", readingWidth) + "  " + Self.padded("label", labelWidth) + "  source\n"
+        func line(_ m: Miss) -> String {
+            String(format: "  %9.2f%%  ", Double(m.confidence) * 100) + Self.padded(reading(m), readingWidth) + "  "
+                + Self.padded(m.label, labelWidth) + "  " + m.source + (m.isNumber ? "" : "  (not a number)") + "\n"
+        }
+        if !confidentlyWrong.isEmpty {
+            s += "\nanswered but wrong, most confident first (\(confidentlyWrong.count) of \(answeredWrong))\n" + header
+            for m in confidentlyWrong { s += line(m) }
+        }
+        if !wrongNotAnswered.isEmpty {
+            s += "\nnot answered, best reading wrong, most confident first (\(wrongNotAnswered.count) of \(notAnsweredWrong))\n" + header
+            for m in wrongNotAnswered { s += line(m) }
+        }
         return s
     }
 
-    /// One JSON object with every figure.
-    public var json: String {
-        func n(_ v: Double) -> String { JSONText.number(v) }
-        return "{\"numbers\":\(numbers),\"exact_match\":\(n(exactMatch)),\"digit_accuracy\":\(n(digitAccuracy)),"
-            + "\"coverage\":\(n(coverage)),\"selective_accuracy\":\(n(selectiveAccuracy)),\"answered_wrong\":\(answered - answeredRight),"
-            + "\"splits\":\(splits),\"merges\":\(merges),\"called_not_a_digit\":\(numbersCalledNotADigit),\"held_back_by_not_a_digit\":\(numbersHeldBack),"
-            + "\"wrong_scored_lower\":\(wrongScoredLower),\"wrong_not_reached\":\(wrongNotReached),"
-            + "\"wrong_not_among_candidates\":\(wrongNotAmongCandidates),"
-            + "\"non_numbers\":\(nonNumbers),\"refusal_rate\":\(n(refusalRate)),\"refused_as_not_a_digit\":\(refusedAsNotADigit),\"non_numbers_held_back_by_not_a_digit\":\(nonNumbersHeldBack),"
-            + "\"threshold\":\(n(Double(threshold))),\"errors\":\(errors.count)}"
+    /// `text` followed by spaces up to `width` characters.
+    static func padded(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
+
+    /// Every figure as one JSON object: the totals, `by_length` (an object per length, shortest
+    /// first) and `worst` (`confidentlyWrong` then `wrongNotAnswered`).
+    public var jsonValue: JSONValue {
+        func n(_ v: Int) -> JSONValue { .number(Double(v)) }
+        // A Float's shortest decimal (0.999, not 0.9990000128746033).
+        func n(_ v: Float) -> JSONValue { .number(Double(v.description) ?? Double(v)) }
+        let lengths: [JSONValue] = byLength.map { f in
+            .object([JSONMember("digits", n(f.digits)), JSONMember("count", n(f.count)), JSONMember("exact", n(f.exact)),
+                     JSONMember("answered", n(f.answered)), JSONMember("answered_right", n(f.answeredRight)),
+                     JSONMember("exact_match", .number(f.exactMatch)), JSONMember("coverage", .number(f.coverage)),
+                     JSONMember("selective_accuracy", .number(f.selectiveAccuracy))])
+        }
+        let worst: [JSONValue] = self.worst.map { m in
+            .object([JSONMember("source", .string(m.source)), JSONMember("label", .string(m.label)), JSONMember("text", .string(m.text)),
+                     JSONMember("best", .string(m.best)), JSONMember("confidence", n(m.confidence)),
+                     JSONMember("answered", .bool(m.isAnswered)), JSONMember("number", .bool(m.isNumber))])
+        }
+        return .object([
+            JSONMember("numbers", n(numbers)), JSONMember("exact_match", .number(exactMatch)),
+            JSONMember("digit_accuracy", .number(digitAccuracy)), JSONMember("coverage", .number(coverage)),
+            JSONMember("selective_accuracy", .number(selectiveAccuracy)), JSONMember("answered_wrong", n(answered - answeredRight)),
+            JSONMember("splits", n(splits)), JSONMember("merges", n(merges)), JSONMember("called_not_a_digit", n(numbersCalledNotADigit)),
+            JSONMember("held_back_by_not_a_digit", n(numbersHeldBack)), JSONMember("wrong_scored_lower", n(wrongScoredLower)),
+            JSONMember("wrong_not_reached", n(wrongNotReached)), JSONMember("wrong_not_among_candidates", n(wrongNotAmongCandidates)),
+            JSONMember("non_numbers", n(nonNumbers)), JSONMember("refusal_rate", .number(refusalRate)),
+            JSONMember("refused_as_not_a_digit", n(refusedAsNotADigit)),
+            JSONMember("non_numbers_held_back_by_not_a_digit", n(nonNumbersHeldBack)),
+            JSONMember("threshold", .number(Double(threshold))), JSONMember("errors", n(errors.count)),
+            JSONMember("exact", n(exact)), JSONMember("answered", n(answered)), JSONMember("answered_right", n(answeredRight)),
+            JSONMember("not_answered_wrong", n(notAnsweredWrong)), JSONMember("by_length", .array(lengths)), JSONMember("worst", .array(worst)),
+        ])
+    }
+
+    /// `jsonValue` as one line of JSON.
+    public var json: String { jsonValue.serialized() }
 }
 
 extension NumberEvaluationReport {
@@ -164,7 +310,7 @@ extension NumberEvaluationReport {
             options.reader.expected = label
             do {
                 let reading = try recognizer.read(imageAt: path, options: options)
-                report.add(reading, label: label)
+                report.add(reading, label: label, source: path)
                 each?((path, label), reading)
             } catch let e as DigitError {
                 report.errors.append(e)
@@ -189,7 +335,7 @@ extension NumberEvaluationReport {
                 var options = options
                 options.expected = drawing.label
                 let reading = try recognizer.read(drawing, options: options)
-                report.add(reading, label: drawing.label)
+                report.add(reading, label: drawing.label, source: "\(record.source)#\(record.index)")
                 each?(record, reading)
             } catch let e as DigitError {
                 report.errors.append(e.inFile(record.source))

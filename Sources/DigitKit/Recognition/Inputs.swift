@@ -9,15 +9,16 @@ public enum Inputs {
         case image(path: String, label: String?)
     }
 
-    /// File name extensions of images.
+    /// File name extensions of images, in lower case (a name's extension is compared in lower case).
     public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "pgm", "ppm", "pnm"]
     /// File name extensions of stroke files taken from a folder.
     public static let strokeExtensions: Set<String> = ["json", "jsonl", "ndjson"]
 
     /// The items of `path`: a stroke file (JSON, JSON Lines, UNIPEN), an image (PNG, JPEG,
     /// PGM/PPM, by content), a folder (its stroke files and images, sorted by name, not recursive;
-    /// labels of its images from `labels.tsv` when present: `FILE<TAB>LABEL` lines), or `-` for
-    /// standard input (strokes). Throws when the path cannot be read, or holds nothing to read.
+    /// images by their extension in any case, `.Jpg` as `.jpg`; labels of its images from
+    /// `labels.csv` or `labels.tsv` when present, see `readLabels`), or `-` for standard input
+    /// (strokes). Throws when the path cannot be read, or holds nothing to read.
     public static func load(_ path: String, limits: StrokeLimits = .init()) throws -> [Item] {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
@@ -65,19 +66,19 @@ public enum Inputs {
         return items
     }
 
-    /// `labels.tsv` of a folder: image file name → label (the first two tab-separated fields).
-    static func readLabels(_ folder: String) throws -> [String: String] {
-        let path = (folder as NSString).appendingPathComponent("labels.tsv")
-        guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        let text = String(decoding: try FileIO.read(path, limit: 64 << 20), as: UTF8.self)
-        var labels: [String: String] = [:]
-        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count >= 2, !fields[0].isEmpty, !fields[1].isEmpty else {
-                throw DigitError(.format, file: path, at: "line \(n + 1)", "expected FILE<TAB>LABEL")
-            }
-            labels[String(fields[0])] = String(fields[1])
+    /// The label files a folder may hold, in the formats their names say (`LabelFile`).
+    public static let labelFileNames = ["labels.csv", "labels.tsv"]
+
+    /// The labels of a folder's images: image file name → label, from its `labels.csv` or
+    /// `labels.tsv` (`LabelFile`); empty when it has neither. Throws for a bad label file naming
+    /// its line, and when the folder holds both (which one would be meant is not known).
+    public static func readLabels(_ folder: String) throws -> [String: String] {
+        let present = labelFileNames.map { (folder as NSString).appendingPathComponent($0) }
+            .filter { FileManager.default.fileExists(atPath: $0) }
+        guard present.count <= 1 else {
+            throw DigitError(.format, file: folder, "holds both \(labelFileNames.joined(separator: " and ")): keep one")
         }
-        return labels
+        guard let path = present.first else { return [:] }
+        return Dictionary(try LabelFile.read(path).map { ($0.file, $0.label) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -11,20 +11,33 @@ struct EvalCommand: CLICommand {
            digits eval --images FILE --labels FILE     any IDX pair (raw or .gz)
            digits eval FILE|DIR                        labelled drawings: .jsonl, a folder of
                                                        .json, or a UNIPEN file (.tra)
+           digits eval DIR                             labelled images: a folder of images (.png,
+                                                       .jpg, .pgm…, any case) with labels.csv or
+                                                       labels.tsv
+
+    Labels of images: labels.csv, "filename,label" lines (the header optional; fields may be
+    quoted, "12,5" or \"\"\"\" for a lone quote; CRLF and a byte order mark are fine), or labels.tsv,
+    FILE<TAB>LABEL lines. A label that is not a number ("Sn", "-", "19a") marks an item that
+    must not be answered: it counts as refused when it is not, as wrong when it is. A bad line
+    stops the command with the file and line.
 
     Reports accuracy, per-class precision and recall, the confusion matrix, the confidence
     filter's coverage (share answered) and selective accuracy (share of answers that are right),
     and the expected calibration error. The softmax temperature comes from the weight file (fitted
     on the validation split when it was trained). For numbers: exact match, digit accuracy,
     answered, right among answered, split and merged digits, and why the wrong readings are
-    wrong (the right digits among the candidates but scored lower, or not among them). "Held
-    back": not answered only because of the "not a digit" output's share (the best digit holds
-    at least the threshold of the ten digits' probabilities): what that output costs.
+    wrong (the right digits among the candidates but scored lower, or not among them), the same
+    figures by the number's length (1, 2, 3… digits), and the worst readings with their files:
+    up to 10 answered but wrong (a number answered with other digits, or an item that is not a
+    number answered), most confident first, then up to 10 not answered whose best reading is
+    wrong. "Held back": not answered only because of the "not a digit" output's share (the best
+    digit holds at least the threshold of the ten digits' probabilities): what that output costs.
 
     Options:
       --weights FILE        weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
       --threshold T         confidence needed to answer (default 0.9)
-      --json                print one JSON object instead of the table
+      --json                print one JSON object instead of the table (numbers: with
+                            "by_length" and "worst" arrays)
       --predictions FILE    write a TSV: index, label, predicted, confidence (numbers: source,
                             label, best reading, text, confidence; written atomically)
       --threads N           worker threads (default: all cores)
@@ -176,14 +189,18 @@ struct EvalCommand: CLICommand {
         return unreadable ? ExitCode.badInput : ExitCode.ok
     }
 
-    /// Images with labels (`labels.tsv`): single digits (every label one digit) give the
+    /// Images with labels (`labels.csv` or `labels.tsv`): single digits (every label one digit) give the
     /// accuracy report of drawings, each image read as one digit; numbers the number report.
     static func evaluateImages(_ images: [(String, String?)], recognizer: DigitRecognizer, numbers: Bool,
                                page: PageOptions, json: Bool, predictions: String?, source: String,
                                temperature: Float) throws -> Int32 {
         let labelled = images.compactMap { image in image.1.map { (path: image.0, label: $0) } }
         guard !labelled.isEmpty else {
-            throw DigitError(.format, file: source, "no labelled images: put a labels.tsv (FILE<TAB>LABEL lines) beside them")
+            throw DigitError(.format, file: source, "no labelled images: put a labels.csv (filename,label lines) or a labels.tsv (FILE<TAB>LABEL lines) beside them")
+        }
+        if labelled.count < images.count {
+            let n = images.count - labelled.count
+            printError("digits eval: \(n) image\(n == 1 ? " without a label was" : "s without a label were") left out")
         }
         var page = page
         var status = ExitCode.ok

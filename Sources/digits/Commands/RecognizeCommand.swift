@@ -35,9 +35,11 @@ struct RecognizeCommand: CLICommand {
                           "confidence" and "top" are that digit's (null below the threshold);
                           with --single a drawing's object is {"source","index","digit",
                           "confidence","top","label"}. An empty drawing adds "empty":true.
-      --overlay PATH      images: write the image with each digit's box and answer drawn on
-                          it, as PNG: PATH for one image, or PATH/NAME.png in a folder PATH
-                          for several
+      --overlay PATH      images: write a PNG of the image with a box around each digit's
+                          ink, under a band that holds the reading and each digit's answer
+                          above its box (nothing covers the image; one under 300 pixels on
+                          its long side is scaled up by a whole factor): PATH for one image,
+                          or PATH/NAME.png in a folder PATH for several
       --threshold T       confidence needed to answer (default 0.9)
       --weights FILE      weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
     \(rasterOptionsHelp)

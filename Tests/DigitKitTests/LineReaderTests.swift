@@ -130,7 +130,7 @@ final class LineReaderTests: XCTestCase {
         guard let folder = TestPaths.requireParishValidation() else { return }
         let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)
         recognizer.lineReader = try LineReader(weightsPath: TestPaths.paperWeights.path)
-        let entries = Array(try LabelFile.read(folder: folder.path).filter { $0.label.allSatisfy(\.isNumber) }.prefix(300))
+        let entries = Array(try Inputs.labelEntries(folder.path).filter { $0.label.allSatisfy(\.isNumber) }.prefix(300))
         var exact = 0, answered = 0, right = 0
         for e in entries {
             let r = try recognizer.read(imageAt: folder.appendingPathComponent(e.file).path)

@@ -73,12 +73,18 @@ public enum Inputs {
     /// `labels.tsv` (`LabelFile`); empty when it has neither. Throws for a bad label file naming
     /// its line, and when the folder holds both (which one would be meant is not known).
     public static func readLabels(_ folder: String) throws -> [String: String] {
+        Dictionary(try labelEntries(folder).map { ($0.file, $0.label) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The entries of a folder's `labels.csv` or `labels.tsv`, in file order (none without either;
+    /// both is an error).
+    public static func labelEntries(_ folder: String) throws -> [LabelFile.Entry] {
         let present = labelFileNames.map { (folder as NSString).appendingPathComponent($0) }
             .filter { FileManager.default.fileExists(atPath: $0) }
         guard present.count <= 1 else {
             throw DigitError(.format, file: folder, "holds both \(labelFileNames.joined(separator: " and ")): keep one")
         }
-        guard let path = present.first else { return [:] }
-        return Dictionary(try LabelFile.read(path).map { ($0.file, $0.label) }, uniquingKeysWith: { first, _ in first })
+        guard let path = present.first else { return [] }
+        return try LabelFile.read(path)
     }
 }

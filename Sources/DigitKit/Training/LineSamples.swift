@@ -56,7 +56,7 @@ public struct LineSet: Sendable {
     /// from the same list, else made and written there.
     public static func load(folder: String, keep: (String) -> Bool = { _ in true }, threads: Int = Parallel.processorCount,
                             cache: String? = nil, progress: (Int, Int) -> Void = { _, _ in }) throws -> LineSet {
-        let all = try LabelFile.read(folder: folder)
+        let all = try Inputs.labelEntries(folder)
         let items = all.filter { keep($0.label) }
         guard !items.isEmpty else { throw DigitError(.format, file: folder, "no labelled images to read") }
         let tag = items.map { "\($0.file)\t\($0.label)" }.joined(separator: "\n")

@@ -22,9 +22,10 @@ final class CLIRobustnessTests: XCTestCase {
         return url.path
     }
 
-    private func digits(_ args: [String], stdin: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Executable.Result {
+    private func digits(_ args: [String], stdin: String? = nil, in directory: URL? = nil, environment: [String: String?] = [:],
+                        file: StaticString = #filePath, line: UInt = #line) throws -> Executable.Result {
         guard let digits = Executable.digits else { throw Executable.Missing() }
-        return try digits.run(args, in: scratch, stdin: stdin, file: file, line: line)
+        return try digits.run(args, in: directory ?? scratch, environment: environment, stdin: stdin, file: file, line: line)
     }
 
     /// Exit `status` and exactly one stderr line, containing each of `parts`.
@@ -141,6 +142,54 @@ final class CLIRobustnessTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), #"{"label":"1","strokes":[[[5,5],[5,9]]]}"# + "\n")
         let none = try digits(["import-unipen", try write("n.tra", ".COMMENT nothing here\n"), "--out", out])
         assertOneLineError(none, status: 1, ["n.tra: no .SEGMENT with a digit label found: not a UNIPEN digit file"])
+    }
+
+    // MARK: - UNIPEN as distributed: ink in .INCLUDEd files
+
+    /// The search path a developer may have set is no part of these tests.
+    private let noSearchPath: [String: String?] = ["UNIPEN_INCLUDE_PATH": nil]
+
+    func testCLI_RecognizeAndEvalReadAUNIPENDistributionFileThroughItsIncludes() throws {
+        let main = try RobustnessFixtures.unipenDistribution(in: scratch)
+        let r = try digits(["recognize", main, "--weights", weights], environment: noSearchPath)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "")
+        XCTAssertEqual(r.stdoutLines.count, 3, r.stdout)
+        for (i, (line, label)) in zip(r.stdoutLines, ["7", "1", "4"]).enumerated() {
+            XCTAssertTrue(line.hasPrefix("\(main)#\(i): ") && line.hasSuffix("  (label \(label))"), line)
+        }
+        // The answers are those for the drawings import-unipen writes from the same file.
+        let out = scratch.appendingPathComponent("wr01.jsonl").path
+        let imported = try digits(["import-unipen", main, "--out", out], environment: noSearchPath)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let answers = try digits(["recognize", out, "--weights", weights])
+        XCTAssertEqual(r.stdoutLines, answers.stdoutLines.map { $0.replacingOccurrences(of: out, with: main) })
+        // Standard input: its includes are looked for from the current folder.
+        let piped = try digits(["recognize", "-", "--weights", weights], stdin: try String(contentsOfFile: main, encoding: .utf8),
+                               in: URL(fileURLWithPath: main).deletingLastPathComponent(), environment: noSearchPath)
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(piped.stdoutLines, r.stdoutLines.map { $0.replacingOccurrences(of: main, with: "-") })
+        let eval = try digits(["eval", main, "--weights", weights], environment: noSearchPath)
+        XCTAssertEqual(eval.status, 0, eval.stderr)
+        XCTAssertFalse(eval.stderr.contains("delineation"), eval.stderr)
+    }
+
+    func testCLI_RecognizeAUNIPENFileWhoseInkIncludeIsMissingExits3WithOneLineNamingItAndWhereItWasLooked() throws {
+        let main = try RobustnessFixtures.unipenDistribution(in: scratch)
+        let ink = scratch.appendingPathComponent("include/lab/ink/alice.dat")
+        let elsewhere = scratch.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere.appendingPathComponent("lab/ink"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: ink, to: elsewhere.appendingPathComponent("lab/ink/alice.dat"))
+        let r = try digits(["recognize", main, "--weights", weights], environment: noSearchPath)
+        assertOneLineError(r, status: 3, [
+            "digits recognize: \(main): line 3: cannot find the included file 'lab/ink/alice.dat' (looked in \(scratch.path)/data/lab/lab/ink, ",
+            "set UNIPEN_INCLUDE_PATH to the distribution's include folder)",
+        ])
+        XCTAssertEqual(r.stdout, "")
+        // Where the search path says it is, it is found.
+        let found = try digits(["recognize", main, "--weights", weights], environment: ["UNIPEN_INCLUDE_PATH": elsewhere.path])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertEqual(found.stdoutLines.count, 3)
     }
 
     func testCLI_BadIDXAndBadWeightFilesExit1NamingTheByte() throws {

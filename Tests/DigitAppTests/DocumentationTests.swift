@@ -35,7 +35,9 @@ final class DocumentationTests: XCTestCase {
 
     func testVersion_CHANGELOGAndTheProgramAgree() throws {
         let changelog = try text("CHANGELOG.md")
-        let newest = try XCTUnwrap(changelog.components(separatedBy: "\n## ").dropFirst().first?.split(separator: " ").first)
+        // The newest released version: the first heading after an "Unreleased" one.
+        let versions = changelog.components(separatedBy: "\n## ").dropFirst().compactMap { $0.split(whereSeparator: \.isWhitespace).first }
+        let newest = try XCTUnwrap(versions.first { $0 != "Unreleased" })
         guard let digits = Executable.digits else { return }
         let result = try digits.run(["version"], in: TestPaths.repoRoot)
         XCTAssertEqual(result.status, 0, result.stderr)

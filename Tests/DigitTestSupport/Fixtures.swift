@@ -55,6 +55,64 @@ public enum RobustnessFixtures {
         [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
+    /// A UNIPEN distribution in miniature, laid out as NIST ships `train_r01_v07`, written into
+    /// `folder`; returns the path of its data file `data/lab/wr01.dat`. That file holds only the
+    /// segments (7, 1, 4, as components 0, 1, 2-3); its headers and ink are `.INCLUDE`d:
+    /// - `lab/lab.doc` (`.COORD`, `.HIERARCHY`, `.Y_DIM 600`) and `lab/ink/alice.dat` (the 7 and
+    ///   the 1, writer `alice`) from `include/`, the include folder of an ancestor;
+    /// - `ink/bob.dat` (the 4 in two strokes, writer 17) from a sub-folder beside the data file.
+    /// y grows upward: the 7 reads back as (100, 100) (140, 100) (180, 100) (150, 150) (120, 200).
+    public static func unipenDistribution(in folder: URL) throws -> String {
+        let files = [
+            "data/lab/wr01.dat": """
+                .VERSION 1.0
+                .INCLUDE lab/lab.doc
+                .INCLUDE lab/ink/alice.dat
+                .INCLUDE ink/bob.dat
+                .SEGMENT CHARACTER 0 OK "7"
+                .SEGMENT CHARACTER 1 OK "1"
+                .SEGMENT CHARACTER 2-3 OK "4"
+
+                """,
+            "include/lab/lab.doc": """
+                .COORD X Y
+                .HIERARCHY PAGE TEXTLINE WORD CHARACTER
+                .Y_DIM 600
+
+                """,
+            "include/lab/ink/alice.dat": """
+                .WRITER_ID alice
+                .PEN_DOWN
+                100 500
+                140 500
+                180 500
+                150 450
+                120 400
+                .PEN_UP
+                .PEN_DOWN
+                300 500
+                300 400
+                .PEN_UP
+
+                """,
+            "data/lab/ink/bob.dat": """
+                .WRITER_ID 17
+                .PEN_DOWN
+                400 520 390 470 430 470
+                .PEN_DOWN
+                420 520 420 420
+                .PEN_UP
+
+                """,
+        ]
+        for (relative, text) in files {
+            let url = folder.appendingPathComponent(relative)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return folder.appendingPathComponent("data/lab/wr01.dat").path
+    }
+
     /// A UNIPEN file of `digits` digits with `points` points each (pendigits-like).
     public static func unipen(digits: Int, points: Int) -> String {
         var text = ".INCLUDE dene.doc\n.HIERARCHY DIGIT\n\n"

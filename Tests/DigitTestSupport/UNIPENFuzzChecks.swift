@@ -59,6 +59,11 @@ extension FuzzChecks {
             problems.append("\(reading.records.count) records but \(reading.segments.count) segments")
         }
         if !reading.problems.isEmpty { problems.append("problems without any include followed: \(reading.problems)") }
+        if let failure = reading.includeFailure { problems.append("an include failure without any include followed: \(failure)") }
+        let failed = reading.records.filter { if case .failure = $0.result { return true } else { return false } }.count
+        if !(0...failed).contains(reading.segmentsMissingInk) {
+            problems.append("\(reading.segmentsMissingInk) segments missing ink among \(failed) failed records")
+        }
         if reading.files != [unipenSource] { problems.append("files read: \(reading.files)") }
         if reading.inkPointCount > samples { problems.append("\(reading.inkPointCount) ink points from at most \(samples) samples") }
         if let forced = options.yAxis, reading.yAxis != forced { problems.append("y axis \(reading.yAxis) instead of \(forced)") }

@@ -40,17 +40,22 @@ public enum DrawingLoader {
     /// A file (`.json`, `.jsonl`, UNIPEN by extension `.tra`/`.tes`/`.unipen` or by content
     /// starting with a dot keyword; any other name is detected by content), a directory (all
     /// `.json` and `.jsonl` files in it, sorted by name, not recursive), or `-` for standard input
-    /// (detected by content). Throws only when the whole source is unusable (missing, unreadable,
-    /// over `limits.maxFileBytes`, a `.json` that is not JSON, a UNIPEN file without digits); a bad
+    /// (detected by content). A UNIPEN file's `.INCLUDE`s are followed with `include` as
+    /// `digits import-unipen` follows them (`UNIPEN.read`: the same search, depth, count and byte
+    /// limits; standard input's from the current folder); nil reads the one file.
+    /// Throws only when the whole source is unusable (missing, unreadable, over
+    /// `limits.maxFileBytes`, a `.json` that is not JSON, a UNIPEN file without digits or with an
+    /// include that could not be read and held its ink: `UNIPEN.Reading.includeFailure`); a bad
     /// drawing becomes a record with `.failure` so the good ones are still answered. In a
     /// directory, a file that cannot be used becomes one failure record for that file.
-    public static func load(_ path: String, limits: StrokeLimits = .init()) throws -> [DrawingRecord] {
+    public static func load(_ path: String, limits: StrokeLimits = .init(),
+                            include: UNIPEN.IncludeResolver? = .environment()) throws -> [DrawingRecord] {
         var isDirectory: ObjCBool = false
         if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             return try loadDirectory(path, limits: limits)
         }
         let bytes = try FileIO.read(path, limit: limits.maxFileBytes)
-        return try decode(bytes, source: path, format: format(forName: path), limits: limits)
+        return try decode(bytes, source: path, format: format(forName: path), limits: limits, include: include)
     }
 
     /// The format implied by a file name's extension (`.detect` for `-` and unknown extensions).
@@ -64,8 +69,10 @@ public enum DrawingLoader {
         }
     }
 
-    /// Reads drawings from bytes already in memory; `source` names them in records and errors.
-    public static func decode(_ bytes: [UInt8], source: String, format: Format, limits: StrokeLimits = .init()) throws -> [DrawingRecord] {
+    /// Reads drawings from bytes already in memory; `source` names them in records and errors,
+    /// and is where UNIPEN `.INCLUDE`s are looked for from when `include` is given (see `load`).
+    public static func decode(_ bytes: [UInt8], source: String, format: Format, limits: StrokeLimits = .init(),
+                              include: UNIPEN.IncludeResolver? = nil) throws -> [DrawingRecord] {
         if bytes.count > limits.maxFileBytes {
             throw DigitError(.limit, file: source, "input is \(bytes.count) bytes, more than the limit of \(limits.maxFileBytes)")
         }
@@ -75,9 +82,9 @@ public enum DrawingLoader {
         case .jsonLines:
             return decodeLines(bytes, source: source, limits: limits)
         case .unipen:
-            return try UNIPEN.parse(bytes, source: source, limits: limits)
+            return try UNIPEN.parse(bytes, source: source, limits: limits, include: include)
         case .detect:
-            if UNIPEN.looksLikeUNIPEN(bytes) { return try UNIPEN.parse(bytes, source: source, limits: limits) }
+            if UNIPEN.looksLikeUNIPEN(bytes) { return try UNIPEN.parse(bytes, source: source, limits: limits, include: include) }
             do {
                 return [try decodeDocument(bytes, source: source, limits: limits)]
             } catch let documentError as DigitError {

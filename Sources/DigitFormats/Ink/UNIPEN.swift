@@ -80,7 +80,8 @@
 /// malformed sample line, a `DIGIT` segment without a digit label, a `StrokeLimits` limit
 /// (coordinates are checked as read and after flipping). An `.INCLUDE` that cannot be read
 /// (missing, nested deeper than `Options.maxIncludeDepth`, a cycle, past the byte budget) is
-/// one entry in `Reading.problems` (file, line) and reading goes on.
+/// one entry in `Reading.problems` (file, line) and reading goes on; `Reading.includeFailure`
+/// says when it leaves the reading unusable (`parse`, and so `DrawingLoader`, then throws it).
 ///
 /// Work and memory are bounded by the input: a segment is checked arithmetically against the
 /// components before any is visited, and the points returned never exceed the pen-down points
@@ -174,6 +175,19 @@ public enum UNIPEN {
         public var files: [String]
         /// Pen-down samples read, over all files.
         public var inkPointCount: Int
+        /// How many records failed for naming a component or a point past the ink read: after an
+        /// `.INCLUDE` that could not be read, the sign that it held ink.
+        public var segmentsMissingInk: Int
+
+        /// What makes the reading unusable as a whole: the first `.INCLUDE` that could not be
+        /// read, when a segment names ink that is not there (the include most likely held it, and
+        /// every component after it is numbered wrong) or when no record was found (the segments
+        /// may be in it). nil when every include was read, or when one that was not changes
+        /// nothing the segments name: a file of headers only, such as pendigits' `dene.doc`.
+        public var includeFailure: DigitError? {
+            guard let first = problems.first, segmentsMissingInk > 0 || records.isEmpty else { return nil }
+            return first
+        }
     }
 
     /// True when the first non-blank byte is `.` followed by an uppercase letter (a UNIPEN keyword).
@@ -185,11 +199,16 @@ public enum UNIPEN {
             && (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[i + 1])
     }
 
-    /// The digits of a UNIPEN file already in memory, in reading order, without following
-    /// `.INCLUDE`s (use `read` for those). Throws when `bytes` is over `limits.maxFileBytes` or
-    /// holds no digit segment (it is then not a UNIPEN digit file).
-    public static func parse(_ bytes: [UInt8], source: String, limits: StrokeLimits = .init()) throws -> [DrawingRecord] {
-        let reading = try read(bytes, source: source, limits: limits)
+    /// The digits of a UNIPEN file already in memory, in reading order, following its
+    /// `.INCLUDE`s with `include` as `read` does (relative to `source`'s folder; not at all when
+    /// `include` is nil). Throws when `bytes` is over `limits.maxFileBytes`, when an include that
+    /// could not be read leaves digits wrong or missing (`Reading.includeFailure`: the include,
+    /// the file and line of its `.INCLUDE`, and for a missing one where it was looked for), or
+    /// when there is no digit segment (it is then not a UNIPEN digit file).
+    public static func parse(_ bytes: [UInt8], source: String, limits: StrokeLimits = .init(),
+                             include: IncludeResolver? = nil) throws -> [DrawingRecord] {
+        let reading = try read(bytes, source: source, limits: limits, include: include)
+        if let failure = reading.includeFailure { throw failure }
         guard !reading.records.isEmpty else {
             throw DigitError(.format, file: source, "no .SEGMENT with a digit label found: not a UNIPEN digit file")
         }

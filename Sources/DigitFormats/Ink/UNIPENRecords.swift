@@ -81,8 +81,11 @@ struct UNIPENBuilder {
         var outcomes: [(segment: Int, result: Result<[Piece], DigitError>, writer: Int32)] = []
         var returnedKeys = Set<DuplicateKey>()
         var returned = 0
+        var missingInk = 0
         for (s, segment) in segments.enumerated() {
-            let (planned, writerComponent) = plan(segment, followEnd: followEnds[segment.mark])
+            var namesMissingInk = false
+            let (planned, writerComponent) = plan(segment, followEnd: followEnds[segment.mark], namesMissingInk: &namesMissingInk)
+            if namesMissingInk { missingInk += 1 }
             var result: Result<[Piece], DigitError>
             switch planned {
             case .failure(let failure):
@@ -130,7 +133,7 @@ struct UNIPENBuilder {
                                           file: input.files[segment.file], line: segment.line))
         }
         return UNIPEN.Reading(records: records, segments: details, problems: input.problems, yAxis: axis,
-                              files: input.files, inkPointCount: inkPoints)
+                              files: input.files, inkPointCount: inkPoints, segmentsMissingInk: missingInk)
     }
 
     struct DuplicateKey: Hashable {
@@ -210,7 +213,8 @@ struct UNIPENBuilder {
 
     /// What a segment names, checked against the components, their errors and the limits
     /// without visiting them; and the first component it names (for the writer).
-    func plan(_ segment: UNIPENSegmentStatement, followEnd: Int) -> (Result<Plan, DigitError>, Int?) {
+    /// `namesMissingInk` is set when it fails for naming a component or a point past the ink read.
+    func plan(_ segment: UNIPENSegmentStatement, followEnd: Int, namesMissingInk: inout Bool) -> (Result<Plan, DigitError>, Int?) {
         if let syntax = segment.syntaxError { return (.failure(error(segment, syntax)), nil) }
         if segment.level == "DIGIT" {
             guard let label = segment.label else {
@@ -244,6 +248,7 @@ struct UNIPENBuilder {
             guard part.first < size, part.last < size else {
                 let missing = part.first >= size ? part.first : part.last
                 let scope = input.setStarts.count > 1 ? "its .START_SET has" : "the input has"
+                namesMissingInk = true
                 return (.failure(error(segment, "the delineation names component \(missing), but \(scope) only \(size) "
                                        + "(blocks of points, counted from 0)")), firstComponent)
             }
@@ -259,6 +264,7 @@ struct UNIPENBuilder {
             let countM = input.components[m].count
             let s = part.firstPoint ?? 0
             let t = part.lastPoint ?? countM - 1
+            namesMissingInk = s >= countN || t >= countM
             if s >= countN { return (.failure(missingPoint(segment, s, part.first, countN)), firstComponent) }
             if t >= countM { return (.failure(missingPoint(segment, t, part.last, countM)), firstComponent) }
             guard n < m || s <= t else { return (.failure(backwards()), firstComponent) }

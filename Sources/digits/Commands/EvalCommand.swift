@@ -10,7 +10,8 @@ struct EvalCommand: CLICommand {
            digits eval --data DIR [--split train|test]
            digits eval --images FILE --labels FILE     any IDX pair (raw or .gz)
            digits eval FILE|DIR                        labelled drawings: .jsonl, a folder of
-                                                       .json, or a UNIPEN file (.tra)
+                                                       .json, or a UNIPEN file (.tra; a data file
+                                                       of a distribution with its .INCLUDEs)
            digits eval DIR                             labelled images: a folder of images (.png,
                                                        .jpg, .pgm…, any case) with labels.csv or
                                                        labels.tsv

@@ -13,8 +13,8 @@ struct RasterizeCommand: CLICommand {
     aspect ratio, its centre of mass at (14, 14) of a 28×28 frame, white ink on black. The digits
     of a number stand side by side, left to right. With --single, the whole drawing is one digit.
 
-    FILE is stroke JSON (.json), JSON Lines (.jsonl), a UNIPEN file (.tra/.tes/.unipen), an
-    image (PNG, JPEG, PGM/PPM), a directory, or - for standard input.
+    FILE is stroke JSON (.json), JSON Lines (.jsonl), a UNIPEN file (.tra/.tes/.unipen, its
+    .INCLUDE files followed), an image (PNG, JPEG, PGM/PPM), a directory, or - for standard input.
 
     Options:
       --index N          which drawing of the input, 0-based (default 0)

@@ -12,9 +12,10 @@ struct RecognizeCommand: CLICommand {
     "12 34"): its digits left to right, each with its confidence,
     `?` for a digit below the threshold, and for an ink that is not a digit at all (a letter, a
     scribble) "not a digit". Inputs: stroke JSON (.json), JSON Lines (.jsonl), UNIPEN
-    (.tra/.tes/.unipen), images (.png, .jpg/.jpeg, .pgm/.ppm/.pnm: a photo or scan of lines of
-    digits, read top to bottom with a space between lines, or a small crop of one digit), a
-    folder (every such file in it, sorted), or - (stdin).
+    (.tra/.tes/.unipen, or any file starting with a .KEYWORD; its .INCLUDE files are followed as
+    import-unipen follows them, $UNIPEN_INCLUDE_PATH too), images (.png, .jpg/.jpeg,
+    .pgm/.ppm/.pnm: a photo or scan of lines of digits, read top to bottom with a space between
+    lines, or a small crop of one digit), a folder (every such file in it, sorted), or - (stdin).
 
       2026  99.1%                       the number, and the probability that every digit is right
       20?6  digit 3: 2 61.0%, 7 30.2%   a doubtful digit and its candidates
@@ -46,8 +47,8 @@ struct RecognizeCommand: CLICommand {
     \(paperOptionsHelp)
 
     A drawing or file that cannot be read is reported on stderr, one line each (file, line, JSON
-    path or byte), and the others are still answered; the exit code is then 1 (3 when a file could
-    not be opened at all). An empty drawing is an answer ("? empty drawing"), as is an image
+    path or byte), and the others are still answered; the exit code is then 1 (3 when a file, or
+    a UNIPEN .INCLUDE that held its ink, could not be opened at all). An empty drawing is an answer ("? empty drawing"), as is an image
     without ink ("? no ink found"), not an error; a folder with nothing to read in it is an error.
 
     \(CLI.exitCodesHelp)

@@ -54,6 +54,9 @@ public struct PaperEffects: Equatable, Sendable {
     /// Sensor noise, standard deviation on the 0…1 scale.
     public var noise: Float = 0
     public var jpegQuality = 90
+    /// The `PaperArtefacts` kinds this image got (their raw names, in `PaperArtefacts.Kind`'s
+    /// order); empty for a plain render.
+    public var artefacts: [String] = []
 
     public init() {}
 }
@@ -89,13 +92,17 @@ public struct PaperImage: Equatable, Sendable {
     public var digitBoxes: [PaperBox]
     /// The drawing's label ("2026"), when it had one.
     public var label: String?
+    /// Marks written after the number as amounts have them (".", ",", "=", "-", "/-";
+    /// `PaperArtefacts`), in the writer's pen but not part of `label` and outside `digitBoxes`;
+    /// nil when there are none.
+    public var marks: String?
     /// Ink coverage 0…255 of each pixel as drawn, before light, blur and noise; only when the
     /// renderer's `keepsInkMask` is set (for tests), else nil.
     public var inkMask: [UInt8]?
     public var effects: PaperEffects
 
     public init(width: Int, height: Int, gray: [UInt8], rgb: [UInt8]? = nil, digitBoxes: [PaperBox], label: String? = nil,
-                inkMask: [UInt8]? = nil, effects: PaperEffects = PaperEffects()) {
+                inkMask: [UInt8]? = nil, effects: PaperEffects = PaperEffects(), marks: String? = nil) {
         self.width = width
         self.height = height
         self.gray = gray
@@ -104,6 +111,7 @@ public struct PaperImage: Equatable, Sendable {
         self.label = label
         self.inkMask = inkMask
         self.effects = effects
+        self.marks = marks
     }
 
     /// The columns `columns` of the image (as if the photo had been framed there): the boxes
@@ -122,6 +130,28 @@ public struct PaperImage: Equatable, Sendable {
             let x0 = min(max(b.x0, c.lowerBound), c.upperBound) - c.lowerBound
             let x1 = max(min(b.x1, c.upperBound), c.lowerBound) - c.lowerBound
             return PaperBox(x0: x0, y0: b.y0, x1: max(x0, x1), y1: b.y1)
+        }
+        return out
+    }
+
+    /// The rectangle `box` of the image (clipped to it), as if the photo had been framed there:
+    /// the digit boxes clipped to it and shifted, a box outside it empty at the nearer corner.
+    public func cropped(to box: PaperBox) -> PaperImage {
+        let x0 = min(max(box.x0, 0), width), x1 = min(max(box.x1, x0), width)
+        let y0 = min(max(box.y0, 0), height), y1 = min(max(box.y1, y0), height)
+        func rows(_ bytes: [UInt8], _ channels: Int) -> [UInt8] {
+            (y0..<y1).flatMap { y in bytes[((y * width + x0) * channels)..<((y * width + x1) * channels)] }
+        }
+        var out = self
+        out.width = x1 - x0
+        out.height = y1 - y0
+        out.gray = rows(gray, 1)
+        out.rgb = rgb.map { rows($0, 3) }
+        out.inkMask = inkMask.map { rows($0, 1) }
+        out.digitBoxes = digitBoxes.map { b in
+            let bx0 = min(max(b.x0, x0), x1) - x0, by0 = min(max(b.y0, y0), y1) - y0
+            let bx1 = max(min(b.x1, x1), x0) - x0, by1 = max(min(b.y1, y1), y0) - y0
+            return PaperBox(x0: bx0, y0: by0, x1: max(bx0, bx1), y1: max(by0, by1))
         }
         return out
     }
@@ -158,23 +188,30 @@ public enum PaperFormat: String, CaseIterable, Sendable {
 
 /// The label file of a set of paper images: one line per image,
 /// `FILE<TAB>LABEL<TAB>x0,y0,x1,y1;x0,y0,x1,y1;…` with the digit boxes left to right
-/// (`PaperBox`, half-open pixel ranges). FILE is relative to the label file's folder.
+/// (`PaperBox`, half-open pixel ranges), and a fourth field `<TAB>MARKS` only for an image with
+/// marks after its number (`PaperImage.marks`: "/-"), which are not part of LABEL. FILE is
+/// relative to the label file's folder.
 public enum PaperLabels {
     public struct Entry: Equatable, Sendable {
         public var file: String
         public var label: String
         public var boxes: [PaperBox]
+        /// `PaperImage.marks`; nil (no fourth field) when there are none.
+        public var marks: String?
 
-        public init(file: String, label: String, boxes: [PaperBox]) {
+        public init(file: String, label: String, boxes: [PaperBox], marks: String? = nil) {
             self.file = file
             self.label = label
             self.boxes = boxes
+            self.marks = marks
         }
     }
 
     /// One line, without the line break.
     public static func line(_ entry: Entry) -> String {
-        entry.file + "\t" + entry.label + "\t" + entry.boxes.map(\.description).joined(separator: ";")
+        let fields = entry.file + "\t" + entry.label + "\t" + entry.boxes.map(\.description).joined(separator: ";")
+        guard let marks = entry.marks, !marks.isEmpty else { return fields }
+        return fields + "\t" + marks
     }
 
     /// The entries of a label file; blank lines are skipped. Throws `.format` naming the line.
@@ -184,9 +221,9 @@ public enum PaperLabels {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             if line.allSatisfy({ $0 == " " }) { continue }
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3, !fields[0].isEmpty else {
+            guard fields.count == 3 || fields.count == 4, !fields[0].isEmpty else {
                 throw DigitError(.format, file: file, at: "line \(index + 1)",
-                                 "expected FILE<TAB>LABEL<TAB>BOXES, found \(fields.count) tab-separated fields")
+                                 "expected FILE<TAB>LABEL<TAB>BOXES[<TAB>MARKS], found \(fields.count) tab-separated fields")
             }
             var boxes: [PaperBox] = []
             for part in fields[2].split(separator: ";") {
@@ -196,7 +233,8 @@ public enum PaperLabels {
                 }
                 boxes.append(PaperBox(x0: x0, y0: y0, x1: x1, y1: y1))
             }
-            entries.append(Entry(file: String(fields[0]), label: String(fields[1]), boxes: boxes))
+            let marks = fields.count == 4 && !fields[3].isEmpty ? String(fields[3]) : nil
+            entries.append(Entry(file: String(fields[0]), label: String(fields[1]), boxes: boxes, marks: marks))
         }
         return entries
     }

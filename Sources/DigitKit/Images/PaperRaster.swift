@@ -193,6 +193,16 @@ enum PaperPixels {
         }
     }
 
+    /// Gray bytes of R, G, B bytes with `DecodedImage`'s integer BT.601 formula (as `PaperRenderer`
+    /// makes them).
+    static func gray(fromRGB rgb: [UInt8]) -> [UInt8] {
+        (0..<(rgb.count / 3)).map { i in
+            let r = Int(rgb[3 * i]), g = Int(rgb[3 * i + 1]), b = Int(rgb[3 * i + 2])
+            let luminance: Int = 299 * r + 587 * g + 114 * b + 500
+            return UInt8(luminance / 1000)
+        }
+    }
+
     /// 0…1 to a byte, rounded and clamped.
     @inline(__always) static func byte(_ v: Float) -> UInt8 {
         UInt8(min(255, max(0, v * 255 + 0.5)))

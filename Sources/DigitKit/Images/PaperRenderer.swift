@@ -76,6 +76,11 @@ public struct PaperRenderer: Sendable, Equatable {
         PaperColour(0.1, 0.1, 0.12), PaperColour(0.14, 0.18, 0.5), PaperColour(0.1, 0.11, 0.3), PaperColour(0.33, 0.33, 0.35),
     ]
 
+    /// Faint writing: a hard pencil, a worn one, a pale blue ballpoint running dry, faded ink.
+    public static let lightPens = [
+        PaperColour(0.55, 0.55, 0.57), PaperColour(0.63, 0.63, 0.65), PaperColour(0.5, 0.56, 0.78), PaperColour(0.6, 0.57, 0.52),
+    ]
+
     // MARK: Paper
     /// Reflectance of the paper (the brightest pixels of a well exposed photo).
     public var paperTone: ClosedRange<Float> = 0.76...0.95

@@ -15,11 +15,15 @@ struct PaperCommand: CLICommand {
     number is composed from single digits of one writer (as `digits compose` does). Some images
     can have light ink on a dark board (--inverted-share).
 
+    With --artefacts, images also get things real paper carries: a scanner's dark margin,
+    ruled lines, printed words, a cheque's patterned background, marks after the number,
+    uneven light, or a tiny or close-up frame.
+
     DIR/labels.tsv gets one line per image:
-      FILE<TAB>LABEL<TAB>x0,y0,x1,y1;x0,y0,x1,y1;…
+      FILE<TAB>LABEL<TAB>x0,y0,x1,y1;x0,y0,x1,y1;…[<TAB>MARKS]
     the box of each digit, left to right, in pixels: columns x0..<x1 and rows y0..<y1 from
-    the top left, holding all of that digit's ink before blur. The same inputs and seed give
-    the same files.
+    the top left, holding all of that digit's ink before blur; MARKS only for an image with
+    marks after its number (see --artefacts). The same inputs and seed give the same files.
 
     Options:
       --strokes FILE        labelled single digits: UNIPEN (pendigits), stroke JSON Lines or a folder
@@ -35,11 +39,38 @@ struct PaperCommand: CLICommand {
       --digit-height A-B    height of the writing in pixels, drawn uniformly (default 40-160;
                             smaller when a long number would not fit)
       --gray                gray images instead of colour
+      --pen-width A-B       pen width as a share of one line's writing height, drawn
+                            uniformly, 0.005…0.5 (default 0.045-0.11; 0.16-0.22 is a marker)
+      --ink KIND            pens: black, blue and dark blue ballpoint, pencil (default);
+                            light: hard or worn pencil, a pale ballpoint, faded ink
+      --gap A-B             space between the digits of a number in line heights, drawn
+                            uniformly, -0.5…2; negative overlaps (default -0.1-0.6;
+                            -0.2--0.05 makes touching digits)
       --inverted-share P    share of images with light ink on a dark board, 0…1 (default 0.1)
       --frame-cut P         share of images of two or more digits framed through the first
                             or last digit (a hurried photo; the image is narrower, the label
                             stays the whole number, the cut digit's box is clipped; default 0)
       --quality A-B         JPEG quality, drawn uniformly per image, 1…100 (default 60-90)
+      --artefacts LIST      comma-separated, or all; each is added to an image with
+                            probability --artefact-rate (default: none):
+                              margin   a scanner's near-black border along one side
+                                       (5-30% of the image, soft edge, clear of the writing)
+                              rules    thin printed rules, one through or just under the
+                                       writing, and column lines near the sides
+                              print    a printed word or two beside the writing, smaller
+                                       than it (stroke fonts of --glyph-file)
+                              pattern  a cheque's pale security background: guilloche
+                                       waves, dots or hatching
+                              marks    . , = - or /- after the number in the writer's pen:
+                                       the label stays the digits, the marks go to MARKS
+                              light    a strong gradient or a lamp's spot, heavy blur,
+                                       JPEG quality 15-40 (instead of --quality)
+                              small    cut tight around the writing, scaled so it is
+                                       30-60 px tall (the image is that small)
+                              closeup  single digits only: the digit fills 90-110% of the
+                                       frame's height, running off it above 100%
+      --artefact-rate P     probability of each of --artefacts per image, 0…1 (default 0.5)
+      --glyph-file FILE     stroke-font glyphs for print (default: Fixtures/hershey/glyphs.jsonl)
       --append              add to the images and labels.tsv already in DIR, numbering on
                             (to build one set from runs with different options)
       --seed N              random seed (default 1)
@@ -64,6 +95,15 @@ struct PaperCommand: CLICommand {
         let inverted = try args.float("--inverted-share", default: 0.1, range: 0...1)
         let frameCut = try args.float("--frame-cut", default: 0, range: 0...1)
         let quality = try Self.quality(try args.option("--quality") ?? "60-90")
+        let penWidth = try Self.floatRange(try args.option("--pen-width") ?? "0.045-0.11", flag: "--pen-width", allowed: 0.005...0.5)
+        let inkText = try args.option("--ink") ?? "pens"
+        guard let inks = ["pens": PaperRenderer.pens, "light": PaperRenderer.lightPens][inkText] else {
+            throw DigitError(.usage, "--ink takes pens or light, got '\(inkText)'")
+        }
+        let gap = try Self.floatRange(try args.option("--gap") ?? "-0.1-0.6", flag: "--gap", allowed: -0.5...2)
+        var artefacts = PaperArtefacts(kinds: try Self.artefacts(try args.option("--artefacts") ?? ""))
+        artefacts.rate = try args.float("--artefact-rate", default: 0.5, range: 0...1)
+        let glyphPath = try args.option("--glyph-file")
         let append = args.flag("--append")
         let seed = UInt64(try args.int("--seed", default: 1, range: 0...Int(Int32.max)))
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
@@ -76,6 +116,14 @@ struct PaperCommand: CLICommand {
         renderer.invertedShare = inverted
         renderer.frameCutShare = frameCut
         renderer.jpegQuality = quality
+        renderer.penWidth = penWidth
+        renderer.inkColours = inks
+        if artefacts.kinds.contains(.print) {
+            guard let path = glyphPath ?? Locations.projectFile("Fixtures/hershey/glyphs.jsonl") else {
+                throw DigitError(.io, "the glyph file Fixtures/hershey/glyphs.jsonl was not found: pass --glyph-file FILE")
+            }
+            artefacts.glyphs = try GlyphSamples.load(path)
+        }
 
         let records = try DrawingLoader.load(strokes)
         let byWriter = NumberComposer.byWriter(records, keep: keep)
@@ -93,7 +141,8 @@ struct PaperCommand: CLICommand {
             lines = try PaperLabels.parse(text, file: labels).map(PaperLabels.line)
         }
         // One line: the sets of earlier versions, image for image.
-        let composer = NumberComposer()
+        var composer = NumberComposer()
+        composer.gap = gap
         let numbers = lineCounts == 1...1 ? composer.composeSet(byWriter, count: count, lengths: lengths, seed: seed)
             : composer.composeNotes(byWriter, count: count, lengths: lengths, lines: lineCounts, seed: seed)
         // One generator per image, derived from the seed: image k does not depend on how the
@@ -106,18 +155,21 @@ struct PaperCommand: CLICommand {
         for (k, number) in numbers.enumerated() {
             var rng = base.derived(UInt64(k))
             let lineCount = (number.drawing.label ?? "").split(separator: " ").count
-            let image = lineCount > 1 ? try renderer.render(note: number, lines: lineCount, lineGap: composer.lineGap, rng: &rng)
-                : try renderer.render(number, rng: &rng)
+            let image = try artefacts.render(number, lines: max(1, lineCount), lineGap: composer.lineGap, with: renderer, rng: &rng)
             let index = String(first + k)
             let file = "paper-" + String(repeating: "0", count: max(0, digitsWide - index.count)) + index + "." + format.fileExtension
             try FileIO.writeAtomically(try image.encoded(format), to: (out as NSString).appendingPathComponent(file))
-            lines.append(PaperLabels.line(.init(file: file, label: image.label ?? "", boxes: image.digitBoxes)))
+            lines.append(PaperLabels.line(.init(file: file, label: image.label ?? "", boxes: image.digitBoxes, marks: image.marks)))
             progress.update("\(ProgressLine.bar(Double(k + 1) / Double(numbers.count), width: 30)) \(k + 1)/\(numbers.count) images")
         }
         try FileIO.writeAtomically(lines.joined(separator: "\n") + "\n", to: labels)
         let seconds = Date().timeIntervalSince(start)
         let lineNote = lineCounts == 1...1 ? "" : " in \(lineCounts.lowerBound)-\(lineCounts.upperBound) lines"
-        progress.finish("wrote \(numbers.count) \(size.width)×\(size.height)\(frameCut > 0 ? " (or narrower)" : "") \(format.rawValue) images of \(lengths.lowerBound)-\(lengths.upperBound) digits\(lineNote) by \(byWriter.count) writers and \(labels) in \(String(format: "%.1f", seconds)) s")
+        let framed = !artefacts.kinds.isDisjoint(with: [.small, .closeup]) ? " (or smaller)" : frameCut > 0 ? " (or narrower)" : ""
+        let artefactNote = artefacts.kinds.isEmpty ? ""
+            : " with artefacts " + PaperArtefacts.Kind.allCases.filter(artefacts.kinds.contains).map(\.rawValue).joined(separator: ",")
+                + " (each at \(artefacts.rate))"
+        progress.finish("wrote \(numbers.count) \(size.width)×\(size.height)\(framed) \(format.rawValue) images of \(lengths.lowerBound)-\(lengths.upperBound) digits\(lineNote)\(artefactNote) by \(byWriter.count) writers and \(labels) in \(String(format: "%.1f", seconds)) s")
         return ExitCode.ok
     }
 
@@ -135,6 +187,34 @@ struct PaperCommand: CLICommand {
         guard parts.count == 2, let a = parts[0], let b = parts[1], 1 <= a, a <= b, b <= 100 else {
             throw DigitError(.usage, "--quality takes A-B with 1 ≤ A ≤ B ≤ 100, got '\(text)'")
         }
+        return a...b
+    }
+
+    /// `--artefacts`: names separated by commas, or `all`; empty for none.
+    static func artefacts(_ text: String) throws -> Set<PaperArtefacts.Kind> {
+        if text == "all" { return Set(PaperArtefacts.Kind.allCases) }
+        var kinds: Set<PaperArtefacts.Kind> = []
+        for name in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+            guard let kind = PaperArtefacts.Kind(rawValue: name) else {
+                let known = PaperArtefacts.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw DigitError(.usage, "--artefacts takes \(known) or all, got '\(name)'")
+            }
+            kinds.insert(kind)
+        }
+        return kinds
+    }
+
+    /// `A-B` of decimals, either of which may be negative (`-0.2--0.05`), or one number.
+    static func floatRange(_ text: String, flag: String, allowed: ClosedRange<Float>) throws -> ClosedRange<Float> {
+        let characters = Array(text)
+        // The dash between the two numbers is one that follows a digit or a point.
+        let split = characters.indices.first { i in i > 0 && characters[i] == "-" && (characters[i - 1].isNumber || characters[i - 1] == ".") }
+        let parts = split.map { [String(characters[..<$0]), String(characters[($0 + 1)...])] } ?? [text]
+        let values = parts.map { Float($0) }
+        let bad = DigitError(.usage, "\(flag) takes A-B with \(allowed.lowerBound) ≤ A ≤ B ≤ \(allowed.upperBound), got '\(text)'")
+        guard values.allSatisfy({ $0.map { $0.isFinite && allowed.contains($0) } ?? false }) else { throw bad }
+        let a = values[0]!, b = values[values.count - 1]!
+        guard a <= b else { throw bad }
         return a...b
     }
 

@@ -26,6 +26,8 @@ public struct LineImage: Sendable {
     public static let height = 32
     /// The widest strip, in pixels: longer lines are squeezed to fit.
     public static let maxWidth = 512
+    /// Changes whenever the way strips are cut changes, so cached strips are made again.
+    public static let version = 2
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -221,6 +223,23 @@ public struct LineImage: Sendable {
         }
         scan(rows: true)
         scan(rows: false)
+        // A column line broken by a faint scan (no run as long as half the image) is found by
+        // its count: a column in the outer fifths with ink in at least 40% of its rows, where the
+        // columns two pen widths to each side have less than half of that.
+        let side = max(2, Int((2 * pen).rounded(.up)))
+        var counts = [Int](repeating: 0, count: w)
+        for y in 0..<h { for x in 0..<w where mask[y * w + x] { counts[x] += 1 } }
+        for x in 0..<w where (x < w / 5 || x >= w - w / 5) && 5 * counts[x] >= 2 * h {
+            let beside = max(x - side >= 0 ? counts[x - side] : 0, x + side < w ? counts[x + side] : 0)
+            guard 2 * beside < counts[x] else { continue }
+            for y in 0..<h where mask[y * w + x] {
+                // Keep ink that runs on across the line (a stroke crossing it).
+                var run = 1, l = x - 1, r = x + 1
+                while l >= 0, mask[y * w + l] { run += 1; l -= 1 }
+                while r < w, mask[y * w + r] { run += 1; r += 1 }
+                if run <= side + 1 { for xx in (l + 1)..<r { rule[y * w + xx] = true } }
+            }
+        }
         for i in rule.indices where rule[i] {
             ink[i] = 0
             mask[i] = false
@@ -237,7 +256,11 @@ public struct LineImage: Sendable {
         var keep = [Bool](repeating: false, count: w * h)
         let minimum = max(3, Int(pen * pen), largest / 40)
         var kept: [InkComponents.Component] = []
-        for c in found.components where c.pixels.count >= minimum {
+        // Thin pieces as tall as most of the image are what is left of rules, not writing.
+        let tallThin = { (c: InkComponents.Component) in Float(c.width) <= 1.5 * pen + 1 && 5 * c.height >= 3 * h }
+        let candidates = found.components.filter { $0.pixels.count >= minimum }
+        let writing = candidates.filter { !tallThin($0) }
+        for c in writing.isEmpty ? candidates : writing {
             kept.append(c)
             for p in c.pixels { keep[p] = true }
         }

@@ -59,7 +59,7 @@ public final class LineReader: @unchecked Sendable {
     public let model: ModelFile
     public var threshold: Float
     /// The widths networks are made for: a strip is centred in the narrowest that holds it.
-    public static let widths = [96, 160, 256, 384, LineImage.maxWidth]
+    public static let widths = [160, 256, 384, LineImage.maxWidth]
     private var networks: [Int: (InferenceNetwork, InferenceNetwork.Workspace)] = [:]
     private let lock = NSLock()
 
@@ -96,14 +96,14 @@ public final class LineReader: @unchecked Sendable {
         return made
     }
 
-    /// The per-column logits of a strip (centred in the narrowest network width that holds it),
-    /// with the strip's x of column 0 and the strip pixels per column.
-    func logits(_ strip: LineImage) throws -> (logits: [Float], columns: Int, x0: Float, step: Float) {
-        let width = Self.widths.first { $0 >= strip.width } ?? LineImage.maxWidth
+    /// The per-column logits of a strip (centred in the narrowest network width that holds it,
+    /// moved `shift` pixels right), with the strip's x of column 0 and the strip pixels per column.
+    func logits(_ strip: LineImage, shift: Int = 0) throws -> (logits: [Float], columns: Int, x0: Float, step: Float) {
+        let width = Self.widths.first { $0 >= strip.width + shift } ?? LineImage.maxWidth
         let (net, ws) = try network(width: width)
         let h = LineImage.height
         var input = [Float](repeating: 0, count: h * width)
-        let offset = max(0, (width - strip.width) / 2)
+        let offset = min(max(0, (width - strip.width) / 2 + shift), max(0, width - strip.width))
         for y in 0..<h { for x in 0..<min(strip.width, width) { input[y * width + offset + x] = strip.pixels[y * strip.width + x] } }
         var out = [Float](repeating: 0, count: net.outputShape.count)
         lock.lock()   // the workspace is one per width
@@ -118,12 +118,41 @@ public final class LineReader: @unchecked Sendable {
         try read(LineImage(image: image))
     }
 
+    /// The shift of the second look, in strip pixels: half a column.
+    static let secondLook = 4
+
     /// Reads a strip: digits left to right with their boxes in the image's pixels.
+    ///
+    /// The strip is read twice, the second time moved half a column to the side, so that every
+    /// column of the model falls elsewhere on the writing. A reading the two looks do not agree on
+    /// (other symbols, in another order) is not answered: its digits keep half their
+    /// probability. Where they agree, each digit keeps the lower of its two probabilities.
     public func read(_ strip: LineImage) throws -> NumberReading {
         guard !strip.isEmpty else { return .empty(threshold: threshold) }
         let (logits, columns, x0, step) = try logits(strip)
-        let (symbols, gap) = logits.withUnsafeBufferPointer {
-            LineDecoding.decode($0.baseAddress!, frames: columns, classes: LineSymbols.classes.count, temperature: model.temperature)
+        let classes = LineSymbols.classes.count
+        var (symbols, gap) = logits.withUnsafeBufferPointer {
+            LineDecoding.decode($0.baseAddress!, frames: columns, classes: classes, temperature: model.temperature)
+        }
+        let second = try self.logits(strip, shift: Self.secondLook)
+        let (other, otherGap) = second.logits.withUnsafeBufferPointer {
+            LineDecoding.decode($0.baseAddress!, frames: second.columns, classes: classes, temperature: model.temperature)
+        }
+        gap = max(gap, otherGap)
+        let spelled = symbols.map(\.symbol).filter { $0 != LineSymbols.mark }
+        let otherSpelled = other.map(\.symbol).filter { $0 != LineSymbols.mark }
+        let agree = spelled == otherSpelled
+        if agree {
+            let kept = other.filter { $0.symbol != LineSymbols.mark }
+            var k = 0
+            for i in symbols.indices where symbols[i].symbol != LineSymbols.mark {
+                for c in 0..<classes where kept[k].probabilities[c] < symbols[i].probabilities[c] {
+                    symbols[i].probabilities[c] = kept[k].probabilities[c]
+                }
+                k += 1
+            }
+        } else {
+            for i in symbols.indices { symbols[i].probabilities = symbols[i].probabilities.map { $0 * 0.5 } }
         }
         let missed = 1 - gap   // the share of the reading's probability that no symbol was missed
         var digits: [ReadDigit] = []

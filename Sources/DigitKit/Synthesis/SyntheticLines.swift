@@ -8,7 +8,10 @@ import Foundation
 public enum SyntheticLines {
     /// `count` lines of `lengths` digits by the writers of `records` (labelled single digits),
     /// reproducible from `seed`; images are made on `threads` threads.
+    /// `artefacts` adds what real paper carries (`PaperArtefacts`: margins, rules, print, patterns,
+    /// harsh light, tiny crops) to some of the photos.
     public static func make(records: [DrawingRecord], count: Int, lengths: ClosedRange<Int>, seed: UInt64,
+                            artefacts: PaperArtefacts = PaperArtefacts(),
                             threads: Int = Parallel.processorCount, progress: (Int, Int) -> Void = { _, _ in }) throws -> LineSet {
         let byWriter = NumberComposer.byWriter(records, keep: { _ in true })
         guard !byWriter.isEmpty else { throw DigitError(.format, "no labelled single digits to compose numbers from") }
@@ -31,7 +34,7 @@ public enum SyntheticLines {
                     var label = number.drawing.label ?? ""
                     var drawn = number
                     if rng.nextFloat() < 0.25 { (drawn, label) = withMark(number, label: label, rng: &rng) }
-                    let image = try renderer.render(drawn, rng: &rng)
+                    let image = try artefacts.render(drawn, with: renderer, rng: &rng)
                     let decoded = try ImageDecoder.decode(try image.encoded(.jpeg), file: "synthetic")
                     let strip = LineImage(image: decoded)
                     lock.lock()

@@ -10,7 +10,7 @@ public struct LineRecipe: Sendable {
     public var options: TrainingOptions = {
         var o = TrainingOptions()
         o.architecture = Architecture.line()
-        o.epochs = 14
+        o.epochs = 20
         o.batchSize = 32
         o.learningRate = 0.002
         o.weightDecay = 0.0001
@@ -25,8 +25,14 @@ public struct LineRecipe: Sendable {
     public var synthetic = 8000
     public var syntheticLengths = 1...6
     public var syntheticSeed: UInt64 = 11
+    /// What real paper carries, added to the synthetic photos at `artefactRate` each (print needs
+    /// the glyph file: `Data.glyphs`).
+    public var artefacts: Set<PaperArtefacts.Kind> = [.margin, .rules, .print, .pattern, .light, .small]
+    public var artefactRate: Float = 0.25
     /// How often each real training line is shown per epoch.
     public var realRepeats = 1
+    /// A line model of the same architecture to start from (fine-tuning), or nil for fresh weights.
+    public var start: String?
 
     public init() {}
 
@@ -36,11 +42,13 @@ public struct LineRecipe: Sendable {
         public var real: [String]
         public var validation: String
         public var strokes: String?
+        public var glyphs: String?
         public var cache: String?
-        public init(real: [String], validation: String, strokes: String?, cache: String?) {
+        public init(real: [String], validation: String, strokes: String?, glyphs: String? = nil, cache: String?) {
             self.real = real
             self.validation = validation
             self.strokes = strokes
+            self.glyphs = glyphs
             self.cache = cache
         }
     }
@@ -60,13 +68,17 @@ public struct LineRecipe: Sendable {
             progress("\(set.count) real lines from \(folder)")
         }
         if synthetic > 0, let strokes = data.strokes {
-            let file = data.cache.map { ($0 as NSString).appendingPathComponent("strips-synthetic-\(synthetic)-\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound)-\(syntheticSeed).bin") }
+            let file = data.cache.map { ($0 as NSString).appendingPathComponent("strips-synthetic-v\(LineImage.version)-\(artefacts.map(\.rawValue).sorted().joined(separator: "+"))\(artefactRate)-\(synthetic)-\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound)-\(syntheticSeed).bin") }
             let made: LineSet
             if let file, let cached = try? LineSet.read(cache: file, tag: "synthetic") {
                 made = cached
             } else {
                 let records = try DrawingLoader.load(strokes)
+                var kinds = artefacts
+                var glyphs: [GlyphSamples.Glyph] = []
+                if let file = data.glyphs { glyphs = try GlyphSamples.load(file) } else { kinds.remove(.print) }
                 made = try SyntheticLines.make(records: records, count: synthetic, lengths: syntheticLengths, seed: syntheticSeed,
+                                               artefacts: PaperArtefacts(kinds: kinds, rate: artefactRate, glyphs: glyphs),
                                                threads: threads) { done, all in progress("making synthetic lines: \(done)/\(all)") }
                 if let file { try made.write(cache: file, tag: "synthetic") }
             }
@@ -82,7 +94,9 @@ public struct LineRecipe: Sendable {
     /// A description of the data for the weight file's record.
     public func dataTag(_ data: Data) -> String {
         "real=\(data.real.map { ($0 as NSString).lastPathComponent }.joined(separator: "+"))x\(realRepeats) synthetic=\(synthetic)"
+            + (start.map { " start=\(($0 as NSString).lastPathComponent)" } ?? "")
             + " lengths=\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound) seed=\(syntheticSeed) width=\(width)"
+            + " artefacts=\(artefacts.map(\.rawValue).sorted().joined(separator: "+"))@\(artefactRate)"
     }
 
     /// Trains, calibrates the temperature on the validation lines, and returns the weight file.
@@ -93,6 +107,9 @@ public struct LineRecipe: Sendable {
         o.dataTag = dataTag(data)
         let trainer = try LineTrainer(options: o, width: width, train: LineSamples(train, width: width),
                                       validation: LineSamples(validation, width: width))
+        if let start {
+            do { try trainer.start(from: try ModelFile.load(path: start).tensors) } catch let e as DigitError { throw e.inFile(start) }
+        }
         let trained = try trainer.run(report: report)
         var model = ModelFile(layers: trained.layers, tensors: trained.tensors, inputMean: trained.inputMean, inputStd: trained.inputStd)
         model.classes = LineSymbols.classes

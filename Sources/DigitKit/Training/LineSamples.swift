@@ -59,7 +59,7 @@ public struct LineSet: Sendable {
         let all = try Inputs.labelEntries(folder)
         let items = all.filter { keep($0.label) }
         guard !items.isEmpty else { throw DigitError(.format, file: folder, "no labelled images to read") }
-        let tag = items.map { "\($0.file)\t\($0.label)" }.joined(separator: "\n")
+        let tag = "cut \(LineImage.version)\n" + items.map { "\($0.file)\t\($0.label)" }.joined(separator: "\n")
         if let cache, let set = try? read(cache: cache, tag: tag) { return set }
         var strips = [LineImage?](repeating: nil, count: items.count)
         let lock = NSLock()

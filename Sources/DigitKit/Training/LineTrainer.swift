@@ -34,6 +34,9 @@ public final class LineTrainer {
         dLogits = FloatBuffer(count: options.batchSize * network.outputShape.count)
     }
 
+    /// Starts from the tensors of a model of the same architecture (fine-tuning) instead of fresh ones.
+    public func start(from tensors: [String: TensorData]) throws { try network.importTensors(tensors) }
+
     /// Columns per line and the multiply-adds of one line of the training width.
     public var columns: Int { network.outputShape.width }
     public var multiplyAdds: Int { network.multiplyAdds }

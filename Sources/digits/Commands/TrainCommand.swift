@@ -83,9 +83,14 @@ struct TrainCommand: CLICommand {
       --validation-dir DIR  labelled images to report on and calibrate the temperature on,
                             never trained on (default: the parish validation split)
       --synthetic N         synthetic photos of 1-6 digit numbers by the pen writers, made
-                            once per run (default 8000; 0 for none)
+                            once per run (default 8000; 0 for none), a quarter of them with
+                            each of a scanner margin, rules, print (--glyph-file), a
+                            patterned background, harsh light and a tiny crop, and a quarter
+                            with a mark after the number
       --cache DIR           keep the lines cut from the images here, so a second run starts
                             at once (default runs/cache)
+      --start FILE          start from this line model's weights (same architecture) instead
+                            of fresh ones: a second stage of training
 
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
 
@@ -234,11 +239,13 @@ struct TrainCommand: CLICommand {
         recipe.options = o
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         recipe.synthetic = try args.int("--synthetic", default: recipe.synthetic, range: 0...1_000_000)
+        recipe.start = try args.option("--start")
         var real: [String] = []
         while let r = try args.option("--real") { real.append(r) }
         let validationDir = try args.option("--validation-dir")
         let cache = try args.option("--cache") ?? "runs/cache"
         let strokes = try args.option("--strokes") ?? Locations.pendigitsFile()
+        let glyphs = try args.option("--glyph-file") ?? Locations.projectFile("Fixtures/hershey/glyphs.jsonl")
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
         let parish = Locations.parishDirectory()
         if real.isEmpty {
@@ -251,7 +258,7 @@ struct TrainCommand: CLICommand {
         if recipe.synthetic > 0 && strokes == nil {
             throw DigitError(.io, "pendigits not found for the synthetic lines: pass --strokes FILE (or --synthetic 0), or run scripts/fetch-pendigits")
         }
-        let data = LineRecipe.Data(real: real, validation: validation, strokes: strokes, cache: cache)
+        let data = LineRecipe.Data(real: real, validation: validation, strokes: strokes, glyphs: glyphs, cache: cache)
         let progress = ProgressLine()
         Interruption.install()
         let (train, val) = try recipe.prepare(data, threads: threads) { progress.update($0) }

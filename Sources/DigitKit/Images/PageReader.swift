@@ -5,7 +5,8 @@ public struct PageOptions: Sendable, Equatable {
     /// Images larger than this on their long side are reduced (by whole factors) before the ink is
     /// looked for; a JPEG is decoded at a reduced scale directly (`ImageDecoder`'s `maxSide`).
     public var workingSide = 1200
-    /// Images at most this many pixels on each side are read as one pre-cropped digit.
+    /// Images at most this many pixels on each side are read as one pre-cropped digit (with the
+    /// paper model, at most 28: larger small crops are read as lines).
     public var singleDigitSide = 64
     /// The number reader's options for paper (`NumberReaderOptions.paper`): set `maxDigits` here.
     public var reader = NumberReaderOptions.paper
@@ -51,10 +52,14 @@ extension DigitRecognizer {
     /// and centred by mass in 28×28.
     public func read(image: DecodedImage, options: PageOptions = .init()) throws -> NumberReading {
         let page = Page(image)
-        if image.width <= options.singleDigitSide && image.height <= options.singleDigitSide {
+        let lineReader = options.readsLinesWhole && options.reader.maxDigits != 1 ? try paperReader() : nil
+        // The paper model reads small crops of numbers (30-60 pixels tall) as lines; only an
+        // image of MNIST's size is then one digit.
+        let singleSide = lineReader == nil ? options.singleDigitSide : min(options.singleDigitSide, InferenceNetwork.inputSize)
+        if image.width <= singleSide && image.height <= singleSide {
             return readSingle(page)
         }
-        if options.readsLinesWhole, options.reader.maxDigits != 1, let lines = try paperReader() {
+        if let lines = lineReader {
             let strips = LineImage.lines(image: image, workingSide: options.workingSide)
             guard !strips.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
             return NumberReading(lines: try strips.map { try lines.read($0) })

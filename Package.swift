@@ -8,7 +8,8 @@
 //   DigitFormats          file formats: JSON, stroke files, UNIPEN, safetensors, IDX, gzip, PNG, PNM, JPEG,
 //                         label files (labels.csv, labels.tsv)
 //   DigitKernels          the compute kernels in C, compiled per instruction set and chosen at run time
-//   DigitWeights          the shipped weight file, a resource (Weights/)
+//   DigitWeights          the shipped weight files, resources (Weights/): the digit network and the
+//                         paper reader's line model
 //   DigitKit              the library: strokes, raster, network, training, evaluation, recognition,
 //                         numbers, images. `import DigitKit` is all a user needs.
 //   DigitApp              what the two programs share: arguments, exit codes, data locations, progress, bench
@@ -55,8 +56,8 @@ let package = Package(
         .target(
             name: "DigitWeights",
             path: "Weights",
-            exclude: ["README.md"],
-            resources: [.copy("mnist-cnn.safetensors")]),
+            exclude: ["README.md", "paper-lines.md"],
+            resources: [.copy("mnist-cnn.safetensors"), .copy("paper-lines.safetensors")]),
         .target(
             name: "DigitKit",
             dependencies: ["DigitFormats", "DigitKernels", "DigitWeights"]),

@@ -368,6 +368,13 @@ public enum Benchmark {
             let test = try MNISTSet.load(directory: config.mnistDirectory, split: .test)
             let recognizer = try DigitRecognizer(model: model)
             report.reading.png = try pngLatency(recognizer, set: test, images: 100, rounds: config.quick ? 2 : 20)
+            if JPEG.isAvailable, try recognizer.paperReaderLoaded() {
+                progress("images: 150×40 JPEG crop of a number → answer (paper model)")
+                let drawings = try drawingFiles(config.drawingsDirectory).compactMap { file in
+                    try? DrawingLoader.decode(file.bytes, source: file.path, format: .json).first?.result.get()
+                }
+                report.reading.crop = try cropLatency(recognizer, drawings: drawings, rounds: config.quick ? 2 : 20)
+            }
             if let photo {
                 progress("images: 12-megapixel JPEG → answer")
                 let image = try ImageDecoder.read(path: photo, maxSide: 1 << 16)

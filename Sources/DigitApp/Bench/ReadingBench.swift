@@ -15,6 +15,8 @@ public struct ReadingFigures: Sendable {
     public var readings: [Latency] = []
     /// PNG bytes in memory → decoded → read as one digit (MNIST test images written as PNG).
     public var png: Latency?
+    /// JPEG bytes of a 150×40 crop of a number in memory → decoded → read by the paper model.
+    public var crop: Latency?
     /// The 12-megapixel JPEG photo: median wall and thread CPU ms of file → answer in this process
     /// (one thread), and the whole `digits recognize PHOTO` process: wall ms and peak resident MB.
     public var photoMilliseconds: Double?
@@ -23,12 +25,12 @@ public struct ReadingFigures: Sendable {
     public var photoPeakMegabytes: Double?
     public var photoPixels = 0
 
-    var isEmpty: Bool { readings.isEmpty && png == nil && photoMilliseconds == nil }
+    var isEmpty: Bool { readings.isEmpty && png == nil && crop == nil && photoMilliseconds == nil }
 
     /// `key: value` pairs for the JSON report.
     var fields: [(String, Double)] {
         var out: [(String, Double)] = []
-        for r in readings + (png.map { [$0] } ?? []) {
+        for r in readings + (png.map { [$0] } ?? []) + (crop.map { [$0] } ?? []) {
             out += [("\(r.name)_us_p50", r.p50), ("\(r.name)_us_p99", r.p99), ("\(r.name)_cpu_us_p50", r.cpuP50),
                     ("\(r.name)_cpu_us_p99", r.cpuP99)]
         }
@@ -42,8 +44,9 @@ public struct ReadingFigures: Sendable {
     /// Rows for the table: name, value, note.
     var rows: [(String, String, String)] {
         var out: [(String, String, String)] = []
-        for r in readings + (png.map { [$0] } ?? []) {
-            let what = r.name == "png28_read" ? "28×28 PNG bytes → answer" : "drawing → reading"
+        for r in readings + (png.map { [$0] } ?? []) + (crop.map { [$0] } ?? []) {
+            let what = r.name == "png28_read" ? "28×28 PNG bytes → answer"
+                : r.name == "crop40x150_read" ? "150×40 JPEG crop of a number → answer (paper model)" : "drawing → reading"
             out.append(("\(r.name)_us_p50", String(format: "%.1f", r.p50), "\(what), one thread, \(r.samples) samples; CPU "
                 + String(format: "%.1f", r.cpuP50)))
             out.append(("\(r.name)_us_p99", String(format: "%.1f", r.p99), String(format: "CPU %.1f", r.cpuP99)))
@@ -107,6 +110,31 @@ extension Benchmark {
             }
         }
         return latency("png28_read", wall, cpu)
+    }
+
+    /// JPEG bytes of 150×40 photos of the drawings (numbers) on paper → decoded → read by the
+    /// paper model, one at a time.
+    static func cropLatency(_ recognizer: DigitRecognizer, drawings: [Drawing], rounds: Int) throws -> ReadingFigures.Latency {
+        var renderer = PaperRenderer()
+        renderer.width = 150
+        renderer.height = 40
+        renderer.digitHeight = 22...28
+        var rng = SplitMix64(seed: 40)
+        let files = try drawings.prefix(20).map { try renderer.render($0, rng: &rng).encoded(.jpeg) }
+        var wall: [Double] = [], cpu: [Double] = []
+        for round in 0...rounds {
+            for bytes in files {
+                let c0 = threadCPUNanoseconds(), t0 = monotonicNanoseconds()
+                let image = try ImageDecoder.decode(bytes, file: "crop.jpg")
+                _ = try recognizer.read(image: image)
+                let t1 = monotonicNanoseconds(), c1 = threadCPUNanoseconds()
+                if round > 0 {
+                    wall.append(Double(t1 - t0) / 1e3)
+                    cpu.append(Double(c1 - c0) / 1e3)
+                }
+            }
+        }
+        return latency("crop40x150_read", wall, cpu)
     }
 
     /// Writes a 4000×3000 JPEG photo of a 4-digit number made from the stroke fixtures with

@@ -62,7 +62,13 @@ extension DigitRecognizer {
         if let lines = lineReader {
             let strips = LineImage.lines(image: image, workingSide: options.workingSide)
             guard !strips.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
-            return NumberReading(lines: try strips.map { try lines.read($0) })
+            // A further line in which the model reads nothing, or nothing that is even half sure
+            // (an underline's band, a smudge, the edge of the next row), is no line.
+            let readings = try strips.map { try lines.read($0, marksCutDigits: options.marksCutDigits) }
+            let kept = readings.count == 1 ? readings : readings.filter { reading in
+                !reading.isNothingRead && reading.digits.contains { max($0.confidence, $0.notADigit) >= 0.5 }
+            }
+            return NumberReading(lines: kept.isEmpty ? [readings[0]] : kept)
         }
         let working = page.reduced(toSide: options.workingSide)
         let map = InkMap(working)

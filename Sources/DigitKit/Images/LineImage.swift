@@ -26,6 +26,8 @@ public struct LineImage: Sendable {
     public static let height = 32
     /// The widest strip, in pixels: longer lines are squeezed to fit.
     public static let maxWidth = 512
+    /// A further line of writing scores at least this share of the main line's score.
+    static let furtherLineScore: Float = 0.1
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
     public static let version = 2
 
@@ -36,6 +38,11 @@ public struct LineImage: Sendable {
     public var originX: Float, originY: Float, scale: Float
     /// Whether any writing was found.
     public var isEmpty: Bool
+    /// Per column of the strip: whether the line's ink there runs into the image's border (a
+    /// digit the photo's frame cuts; `ReadDigit.isCutByFrame`).
+    public var cutByFrame: [Bool] = []
+    /// The image's size in its own pixels (boxes are kept inside it).
+    public var imageWidth: Float = 0, imageHeight: Float = 0
 
     /// The strip of `image`'s line of writing (`workingSide` bounds the resolution looked at).
     public init(image: DecodedImage, workingSide: Int = 1200) {
@@ -53,8 +60,9 @@ public struct LineImage: Sendable {
     }
 
     /// Every line of writing of `image`, top to bottom: the main line (as `init(image:)` finds it)
-    /// and the other bands of writing at least half as tall as it, with at least a third of its
-    /// score and away from the image's edges (where print and the edges of other rows are).
+    /// and the other bands of writing at least half as tall as it, scoring at least a tenth of
+    /// its score (`furtherLineScore`), apart from it and with their middle away from the image's
+    /// edges (the outer tenth above and below, where print and the edges of other rows are).
     public static func lines(image: DecodedImage, workingSide: Int = 1200) -> [LineImage] {
         let page = Page(image).reduced(toSide: workingSide)
         let prepared = Prepared(page)
@@ -64,7 +72,7 @@ public struct LineImage: Sendable {
         let others = prepared.bands.filter { band in
             let middle = Float(band.top + band.bottom) / 2 / h
             return band.top != best.top && 2 * (band.bottom - band.top) >= best.bottom - best.top
-                && 3 * band.score >= best.score && middle > 0.1 && middle < 0.9
+                && band.score >= furtherLineScore * best.score && middle > 0.1 && middle < 0.9
                 && (band.bottom < best.top || band.top > best.bottom)
         }
         return ([best] + others).sorted { $0.top < $1.top }.map { LineImage(prepared, $0, toImage: toImage) }
@@ -73,6 +81,8 @@ public struct LineImage: Sendable {
     /// The page's ink with margins and rules removed, and its bands of writing.
     struct Prepared {
         var ink: [Float]
+        /// The ink above the threshold after margins and rules were removed.
+        var mask: [Bool]
         var width: Int, height: Int
         var bands: [Band]
 
@@ -89,6 +99,7 @@ public struct LineImage: Sendable {
             LineImage.removeMargins(&ink, &mask, width: w, height: h, pen: pen)
             LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen)
             self.ink = ink
+            self.mask = mask
             width = w
             height = h
             bands = LineImage.bands(ink, mask, width: w, height: h, pen: pen)
@@ -99,6 +110,8 @@ public struct LineImage: Sendable {
     struct Band {
         var top: Int, bottom: Int, left: Int, right: Int
         var score: Float
+        /// The ink in the band's rows.
+        var mass: Float = 0
     }
 
     /// The strip of `band`: cut with a margin of a quarter of its height and scaled to `height` rows.
@@ -125,6 +138,20 @@ public struct LineImage: Sendable {
             }
         }
         self = LineImage(pixels: out, width: outWidth)
+        // Columns where the line's ink reaches the image's border: at the left or right edge, or
+        // at the top or bottom row inside the band's columns.
+        var cut = [Bool](repeating: false, count: outWidth)
+        let mask = prepared.mask
+        for x in 0..<outWidth {
+            let wx = Int((x0 + (Float(x) + 0.5) * scale).rounded(.down))
+            guard wx >= band.left, wx <= band.right else { continue }
+            let atSide = (wx <= 0 || wx >= w - 1) && (band.top...band.bottom).contains { mask[$0 * w + min(max(wx, 0), w - 1)] }
+            let atTop = band.top == 0 && mask[wx], atBottom = band.bottom == h - 1 && mask[(h - 1) * w + wx]
+            cut[x] = atSide || atTop || atBottom
+        }
+        cutByFrame = cut
+        imageWidth = Float(w) * toImage
+        imageHeight = Float(h) * toImage
         originX = x0 * toImage
         originY = yOffset * toImage
         self.scale = scale * toImage
@@ -280,7 +307,7 @@ public struct LineImage: Sendable {
             smooth[y] = sum
         }
         var remaining = smooth
-        var bands: [(top: Int, bottom: Int, score: Float)] = []
+        var bands: [(top: Int, bottom: Int, score: Float, mass: Float)] = []
         for _ in 0..<4 {
             guard let peak = remaining.indices.max(by: { remaining[$0] < remaining[$1] }), remaining[peak] > 0 else { break }
             var t = peak, b = peak
@@ -295,7 +322,7 @@ public struct LineImage: Sendable {
             let middle = (Float(t + b) / 2) / Float(max(1, h - 1))
             let off = max(0, abs(middle - 0.5) * 2 - 0.4) / 0.6
             let tall = min(1, Float(b - t + 1) / max(1, Float(h) / 8))
-            bands.append((t, b, mass * (1 - 0.8 * off) * tall.squareRoot()))
+            bands.append((t, b, mass * (1 - 0.8 * off) * tall.squareRoot(), mass))
         }
         return bands.compactMap { band in
             let top = band.top, bottom = band.bottom
@@ -314,7 +341,8 @@ public struct LineImage: Sendable {
             guard right >= left else { return nil }
             // A digit's tail or hat reaching out of the band is kept, up to half the band's height.
             let half = bandHeight / 2
-            return Band(top: max(y0, top - half), bottom: min(y1, bottom + half), left: left, right: right, score: band.score)
+            return Band(top: max(y0, top - half), bottom: min(y1, bottom + half), left: left, right: right, score: band.score,
+                        mass: band.mass)
         }
     }
 }

@@ -127,7 +127,9 @@ public final class LineReader: @unchecked Sendable {
     /// column of the model falls elsewhere on the writing. A reading the two looks do not agree on
     /// (other symbols, in another order) is not answered: its digits keep half their
     /// probability. Where they agree, each digit keeps the lower of its two probabilities.
-    public func read(_ strip: LineImage) throws -> NumberReading {
+    /// With `marksCutDigits`, a digit whose ink runs into the image's border is marked as cut by
+    /// the frame (`ReadDigit.isCutByFrame`).
+    public func read(_ strip: LineImage, marksCutDigits: Bool = true) throws -> NumberReading {
         guard !strip.isEmpty else { return .empty(threshold: threshold) }
         let (logits, columns, x0, step) = try logits(strip)
         let classes = LineSymbols.classes.count
@@ -159,8 +161,12 @@ public final class LineReader: @unchecked Sendable {
         var marks: [InkBox] = []
         for s in symbols {
             let sx0 = x0 + Float(s.first) * step, sx1 = x0 + Float(s.last + 1) * step
-            let box = InkBox(x0: strip.originX + sx0 * strip.scale, y0: strip.originY + 0.2 * Float(LineImage.height) * strip.scale,
+            var box = InkBox(x0: strip.originX + sx0 * strip.scale, y0: strip.originY + 0.2 * Float(LineImage.height) * strip.scale,
                              x1: strip.originX + sx1 * strip.scale, y1: strip.originY + 0.8 * Float(LineImage.height) * strip.scale)
+            if strip.imageWidth > 0 {
+                box = InkBox(x0: min(max(box.x0, 0), strip.imageWidth), y0: min(max(box.y0, 0), strip.imageHeight),
+                             x1: min(max(box.x1, 0), strip.imageWidth), y1: min(max(box.y1, 0), strip.imageHeight))
+            }
             if s.symbol == LineSymbols.mark {
                 marks.append(box)
                 continue
@@ -182,8 +188,23 @@ public final class LineReader: @unchecked Sendable {
                              y1: strip.originY + Float(LineImage.height) * strip.scale)
             digits = [ReadDigit(digit: nil, confidence: gap * missed, notADigit: 0, top: [], probabilities: [], box: box, strokes: [])]
         }
+        let nothingRead = symbols.allSatisfy { $0.symbol == LineSymbols.mark }
         var reading = NumberReading(digits: digits, threshold: threshold)
         reading.marks = marks
+        reading.isNothingRead = nothingRead
+        // A digit whose own columns hold ink that runs into the
+        // image's border may be more than the photo shows: never answered, its probabilities halved.
+        if marksCutDigits, !strip.cutByFrame.isEmpty {
+            var k = 0
+            let spans = symbols.filter { $0.symbol != LineSymbols.mark }
+            reading.markCutByFrame { _ in
+                defer { k += 1 }
+                guard k < spans.count else { return false }
+                let a = Int((x0 + Float(spans[k].first) * step).rounded(.down)), b = Int((x0 + Float(spans[k].last + 1) * step).rounded(.up))
+                let n = strip.cutByFrame.count, lo = min(max(0, a), n), hi = min(max(lo, b), n)
+                return (lo..<hi).contains { strip.cutByFrame[$0] }
+            }
+        }
         return reading
     }
 }

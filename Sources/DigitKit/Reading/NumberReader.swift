@@ -63,6 +63,9 @@ public struct NumberReading: Sendable {
     /// Marks read beside the digits by the paper reader (`.`, `,`, `-`, `=`, `/-` written with
     /// numbers and amounts): never digits, left out of `text`; their boxes in the image's pixels.
     public internal(set) var marks: [InkBox] = []
+    /// True when the paper reader found ink but read no digit or letter in it (a smudge, an
+    /// underline alone, only marks): "not sure".
+    public internal(set) var isNothingRead = false
     /// The digits of each line, top to bottom, as ranges of `digits` (one range for one line,
     /// none for an empty reading).
     public var lines: [Range<Int>] {

@@ -101,6 +101,9 @@ public final class DigitRecognizer {
         return loadedLineReader
     }
 
+    /// Whether a paper model is there to read images with (loading it when it is not yet).
+    public func paperReaderLoaded() throws -> Bool { try paperReader() != nil }
+
     public init(model: ModelFile, threshold: Float = 0.9, raster: RasterOptions? = nil) throws {
         self.model = model
         network = try model.makeNetwork()

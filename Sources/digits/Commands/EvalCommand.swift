@@ -57,9 +57,11 @@ struct EvalCommand: CLICommand {
                             the network's "not a digit" output does for reading)
       --not-a-digit-cost C  what reading a candidate as "not a digit" costs, in log-probability,
                             or "off" (for analysis; default 4 for drawings, off for images)
-      --seams-only          images: cut touching digits along seams only, never into their
+      --seams-only          images: the cutting reader (--cuts), cutting touching digits along
+                            seams only, never into their
                             strokes (for analysis: what following strokes does)
     \(rasterOptionsHelp)
+    \(paperOptionsHelp)
 
     Drawings that cannot be read are reported on stderr, one line each, and left out of the
     report; the exit code is then 1.
@@ -100,10 +102,15 @@ struct EvalCommand: CLICommand {
             reading.notADigitCost = cost
             page.reader.notADigitCost = cost
         }
-        if args.flag("--seams-only") { page.followsStrokes = false }
+        if args.flag("--seams-only") {
+            // Seams and strokes are the cutting reader's: --seams-only reads with it.
+            page.followsStrokes = false
+            page.readsLinesWhole = false
+        }
         page.reader.maxDigits = reading.maxDigits
         page.reader.usesNotADigit = reading.usesNotADigit
         let overrides = try RasterOverrides(&args)
+        let paper = try PaperOverrides(&args)
         let rest = try args.positionals()
         guard let splitValue = MNISTSet.Split(rawValue: split) else {
             throw DigitError(.usage, "--split must be train or test, got '\(split)'")
@@ -122,6 +129,7 @@ struct EvalCommand: CLICommand {
         if !rest.isEmpty {
             guard rest.count == 1 else { throw DigitError(.usage, "expected one input file or folder, got \(rest.count)") }
             let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
+            try paper.apply(to: recognizer, page: &page)
             let items = try Inputs.load(rest[0])
             let images = items.compactMap { item -> (String, String?)? in
                 if case let .image(path, label) = item { return (path, label) }

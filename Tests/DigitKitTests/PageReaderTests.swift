@@ -16,6 +16,18 @@ final class PageReaderTests: XCTestCase {
         return r
     }
 
+    /// The cutting reader (`--cuts`): digits cut apart along seams and strokes, each read by the
+    /// digit network. The tests of its cuts, its frame marks and its lines use it: the line
+    /// reader's are in LineReaderTests.
+    private func cuttingRecognizer() throws -> DigitRecognizer {
+        if let r = Self.cutting { return r }
+        let r = try DigitRecognizer(weightsPath: TestPaths.weights.path)
+        r.lineReader = nil
+        Self.cutting = r
+        return r
+    }
+    private static var cutting: DigitRecognizer?
+
     static func fixture(_ digit: Int, _ variant: String = "a") throws -> Drawing {
         let path = TestPaths.fixtures.appendingPathComponent("strokes/digit-\(digit)-\(variant).json").path
         return try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
@@ -81,7 +93,7 @@ final class PageReaderTests: XCTestCase {
         XCTAssertEqual(found.writing().components.count, 1, "the 4 and the 7 touch: one piece of ink")
         let line = try XCTUnwrap(found.line())
         XCTAssertGreaterThan(line.pieces.count, 1, "the component is cut along a seam")
-        let reading = try recognizer().read(image: image)
+        let reading = try cuttingRecognizer().read(image: image)
         XCTAssertEqual(reading.bestText, "47")
         // Each digit's box lies mostly over its own true box.
         for (d, truth) in zip(reading.digits, paper.digitBoxes) {
@@ -100,8 +112,8 @@ final class PageReaderTests: XCTestCase {
             var rng = SplitMix64(seed: 2)
             let image = try Self.decoded(try Self.clean().render(number, rng: &rng))
             XCTAssertEqual(InkComponents(InkMap(Page(image))).writing().components.count, 1, "\(a)\(b): one piece of ink")
-            XCTAssertEqual(try recognizer().read(image: image).bestText, "\(a)\(b)")
-            XCTAssertNotEqual(try recognizer().read(image: image, options: seamsOnly).bestText, "\(a)\(b)", "seams alone do not part \(a)\(b)")
+            XCTAssertEqual(try cuttingRecognizer().read(image: image).bestText, "\(a)\(b)")
+            XCTAssertNotEqual(try cuttingRecognizer().read(image: image, options: seamsOnly).bestText, "\(a)\(b)", "seams alone do not part \(a)\(b)")
         }
     }
 
@@ -114,8 +126,8 @@ final class PageReaderTests: XCTestCase {
         let image = try Self.decoded(try Self.clean().render(number, rng: &rng))
         var seamsOnly = PageOptions()
         seamsOnly.followsStrokes = false
-        XCTAssertEqual(try recognizer().read(image: image, options: seamsOnly).text, "16")
-        let reading = try recognizer().read(image: image)
+        XCTAssertEqual(try cuttingRecognizer().read(image: image, options: seamsOnly).text, "16")
+        let reading = try cuttingRecognizer().read(image: image)
         XCTAssertEqual(reading.bestText, "16")
         XCTAssertFalse(reading.isAnswered, reading.summary)
     }
@@ -227,7 +239,7 @@ final class PageReaderTests: XCTestCase {
                     if bar || stem || ring { gray[y * w + x] = ink }
                 }
             }
-            let reading = try recognizer().read(image: try Self.decoded(gray, width: w, height: h))
+            let reading = try cuttingRecognizer().read(image: try Self.decoded(gray, width: w, height: h))
             XCTAssertEqual(reading.text, "70", inverted ? "chalk on a board" : "pen on paper")
         }
     }
@@ -243,7 +255,7 @@ final class PageReaderTests: XCTestCase {
             var gray: [UInt8] = []
             for y in 0..<paper.height { gray += paper.gray[(y * paper.width + x0)..<(y * paper.width + x1)] }
             let image = try Self.decoded(gray, width: x1 - x0, height: paper.height)
-            let reading = try recognizer().read(image: image)
+            let reading = try cuttingRecognizer().read(image: image)
             guard reading.digits.count == 3 else { XCTFail("the cut digit is a digit of the reading: \(reading.text)"); continue }
             XCTAssertNil(reading.digits[cut].digit, "the cut digit is never answered: \(reading.text)")
             XCTAssertEqual(reading.digits.map(\.isCutByFrame), reading.digits.indices.map { $0 == cut })
@@ -253,7 +265,7 @@ final class PageReaderTests: XCTestCase {
             XCTAssertEqual(reading.digits.indices.filter { $0 != cut }.map { reading.digits[$0].digit.map(String.init) ?? "?" }.joined(), rest)
             var options = PageOptions()
             options.marksCutDigits = false
-            XCTAssertEqual(try recognizer().read(image: image, options: options).text, rest, "without it, the rest alone")
+            XCTAssertEqual(try cuttingRecognizer().read(image: image, options: options).text, rest, "without it, the rest alone")
         }
     }
 
@@ -266,7 +278,7 @@ final class PageReaderTests: XCTestCase {
         XCTAssertEqual([nine.width, nine.height], [number.width, number.height])
         for (top, bottom, text) in [(nine, number, "9 5351"), (number, nine, "5351 9")] {
             let page = try Self.decoded(top.gray + bottom.gray, width: top.width, height: top.height * 2)
-            let reading = try recognizer().read(image: page)
+            let reading = try cuttingRecognizer().read(image: page)
             XCTAssertEqual(reading.text, text, reading.summary)
             XCTAssertEqual(reading.bestText, text)
             XCTAssertTrue(reading.isAnswered)
@@ -277,10 +289,10 @@ final class PageReaderTests: XCTestCase {
             XCTAssertEqual(json.components(separatedBy: "\"line\":1").count - 1, secondLine.count, json)
             var one = PageOptions()
             one.reader.maxDigits = 1
-            XCTAssertEqual(try recognizer().read(image: page, options: one).text, "?", "one digit: the main line alone, all its ink")
+            XCTAssertEqual(try cuttingRecognizer().read(image: page, options: one).text, "?", "one digit: the main line alone, all its ink")
         }
         // A line of the photo alone reads as before, without a space.
-        XCTAssertEqual(try recognizer().read(image: number).lineStarts, [])
+        XCTAssertEqual(try cuttingRecognizer().read(image: number).lineStarts, [])
     }
 
     func testADigitCutByTheTopOfTheFrameIsNotSure() throws {

@@ -38,9 +38,12 @@ public struct LineImage: Sendable {
     public var originX: Float, originY: Float, scale: Float
     /// Whether any writing was found.
     public var isEmpty: Bool
-    /// Per column of the strip: whether the line's ink there runs into the image's border (a
-    /// digit the photo's frame cuts; `ReadDigit.isCutByFrame`).
+    /// Per column of the strip: whether the line's ink there runs into the image's top or bottom
+    /// (a digit the photo's frame cuts; `ReadDigit.isCutByFrame`).
     public var cutByFrame: [Bool] = []
+    /// Whether the line's ink runs into the image's left or right border (its first or last
+    /// digit is cut by the frame).
+    public var cutLeft = false, cutRight = false
     /// The image's size in its own pixels (boxes are kept inside it).
     public var imageWidth: Float = 0, imageHeight: Float = 0
 
@@ -138,16 +141,23 @@ public struct LineImage: Sendable {
             }
         }
         self = LineImage(pixels: out, width: outWidth)
-        // Columns where the line's ink reaches the image's border: at the left or right edge, or
-        // at the top or bottom row inside the band's columns.
+        // Columns where the line's ink reaches the image's top or bottom row.
         var cut = [Bool](repeating: false, count: outWidth)
         let mask = prepared.mask
         for x in 0..<outWidth {
             let wx = Int((x0 + (Float(x) + 0.5) * scale).rounded(.down))
             guard wx >= band.left, wx <= band.right else { continue }
-            let atSide = (wx <= 0 || wx >= w - 1) && (band.top...band.bottom).contains { mask[$0 * w + min(max(wx, 0), w - 1)] }
             let atTop = band.top == 0 && mask[wx], atBottom = band.bottom == h - 1 && mask[(h - 1) * w + wx]
-            cut[x] = atSide || atTop || atBottom
+            cut[x] = atTop || atBottom
+        }
+        cutLeft = band.left == 0 && (band.top...band.bottom).contains { mask[$0 * w] }
+        cutRight = band.right == w - 1 && (band.top...band.bottom).contains { mask[$0 * w + w - 1] }
+        // Writing that meets both sides, or the top and the bottom, fills the frame: a tight crop
+        // or a close-up of the writing, not a number the frame cuts.
+        if (cutLeft && cutRight) || (band.top == 0 && band.bottom == h - 1) {
+            cutLeft = false
+            cutRight = false
+            cut = [Bool](repeating: false, count: outWidth)
         }
         cutByFrame = cut
         imageWidth = Float(w) * toImage

@@ -192,9 +192,11 @@ public final class LineReader: @unchecked Sendable {
         var reading = NumberReading(digits: digits, threshold: threshold)
         reading.marks = marks
         reading.isNothingRead = nothingRead
-        // A digit whose own columns hold ink that runs into the
-        // image's border may be more than the photo shows: never answered, its probabilities halved.
-        if marksCutDigits, !strip.cutByFrame.isEmpty {
+        // A digit whose own columns hold ink that runs into the top or bottom of the image may be
+        // more than the photo shows: never answered, its probabilities halved. (A line running into
+        // the image's side is not marked: on real scans it is mostly a rule's remains, and a
+        // digit the side cuts is seldom read sure.)
+        if marksCutDigits, !strip.cutByFrame.isEmpty, !nothingRead {
             var k = 0
             let spans = symbols.filter { $0.symbol != LineSymbols.mark }
             reading.markCutByFrame { _ in

@@ -84,11 +84,32 @@ extension FuzzChecks {
         return try? DigitRecognizer(model: refusing)
     }()
 
-    /// Reading the decoded image as a page (`read(image:)`) gives one text character per digit
-    /// (and a space between lines),
+    /// The same with a tiny fixed line model (a 3×3 convolution to the 13 classes, rows averaged),
+    /// so the paper reader's every step (`LineImage`, `LineReader`) runs on any image too.
+    static let lineRecognizer: DigitRecognizer? = {
+        guard let base = pageRecognizer else { return nil }
+        let classes = LineSymbols.classes.count
+        let weights: [Float] = (0..<(classes * 9)).map { (i: Int) -> Float in Float((i * 7919) % 201 - 100) / 200 }
+        var model = ModelFile(layers: [Conv2D("conv", outChannels: classes, kernel: 3, padding: 1), HeightPool()],
+                              tensors: ["conv.weight": TensorData(shape: [classes, 1, 3, 3], values: weights),
+                                        "conv.bias": TensorData(shape: [classes], values: (0..<classes).map { Float($0 == 0 ? 1 : 0) })],
+                              inputMean: 0.08, inputStd: 0.22, temperature: 1, provenance: [:])
+        model.classes = LineSymbols.classes
+        guard let recognizer = try? DigitRecognizer(model: base.model), let lines = try? LineReader(model: model) else { return nil }
+        recognizer.lineReader = lines
+        return recognizer
+    }()
+
+    /// Reading the decoded image as a page (`read(image:)`), with the cutting reader and with the
+    /// paper reader, gives one text character per digit (and a space between lines),
     /// finite confidences and boxes inside the stored image, or a `DigitError`; never a trap.
     public static func checkPageReading(_ image: DecodedImage) -> [String] {
-        guard let recognizer = pageRecognizer else { return ["the page-reading recognizer could not be built"] }
+        guard let cutting = pageRecognizer, let lines = lineRecognizer else { return ["the page-reading recognizers could not be built"] }
+        cutting.lineReader = nil
+        return checkPageReading(image, cutting) + checkPageReading(image, lines)
+    }
+
+    static func checkPageReading(_ image: DecodedImage, _ recognizer: DigitRecognizer) -> [String] {
         do {
             let reading = try recognizer.read(image: image)
             var problems: [String] = []

@@ -183,6 +183,13 @@ public struct LineImage: Sendable {
         isEmpty = false
     }
 
+    /// `box` kept inside the image (unchanged for a strip made from pixels).
+    public func clamped(_ box: InkBox) -> InkBox {
+        guard imageWidth > 0, imageHeight > 0 else { return box }
+        return InkBox(x0: min(max(box.x0, 0), imageWidth), y0: min(max(box.y0, 0), imageHeight),
+                      x1: min(max(box.x1, 0), imageWidth), y1: min(max(box.y1, 0), imageHeight))
+    }
+
     /// The mean of `ink` over the square of half-side `radius` around (x, y); bilinear below one pixel.
     static func sample(_ ink: [Float], width w: Int, height h: Int, x: Float, y: Float, radius r: Float) -> Float {
         if r <= 0.75 {

@@ -163,10 +163,7 @@ public final class LineReader: @unchecked Sendable {
             let sx0 = x0 + Float(s.first) * step, sx1 = x0 + Float(s.last + 1) * step
             var box = InkBox(x0: strip.originX + sx0 * strip.scale, y0: strip.originY + 0.2 * Float(LineImage.height) * strip.scale,
                              x1: strip.originX + sx1 * strip.scale, y1: strip.originY + 0.8 * Float(LineImage.height) * strip.scale)
-            if strip.imageWidth > 0 {
-                box = InkBox(x0: min(max(box.x0, 0), strip.imageWidth), y0: min(max(box.y0, 0), strip.imageHeight),
-                             x1: min(max(box.x1, 0), strip.imageWidth), y1: min(max(box.y1, 0), strip.imageHeight))
-            }
+            box = strip.clamped(box)
             if s.symbol == LineSymbols.mark {
                 marks.append(box)
                 continue
@@ -184,8 +181,8 @@ public final class LineReader: @unchecked Sendable {
         if digits.isEmpty {
             // Ink, but nothing the model reads as a digit or a letter in it (a lone mark, a smudge):
             // not sure, never empty, so nothing is answered.
-            let box = InkBox(x0: strip.originX, y0: strip.originY, x1: strip.originX + Float(strip.width) * strip.scale,
-                             y1: strip.originY + Float(LineImage.height) * strip.scale)
+            let box = strip.clamped(InkBox(x0: strip.originX, y0: strip.originY, x1: strip.originX + Float(strip.width) * strip.scale,
+                                           y1: strip.originY + Float(LineImage.height) * strip.scale))
             digits = [ReadDigit(digit: nil, confidence: gap * missed, notADigit: 0, top: [], probabilities: [], box: box, strokes: [])]
         }
         let nothingRead = symbols.allSatisfy { $0.symbol == LineSymbols.mark }

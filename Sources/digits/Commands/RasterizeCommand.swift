@@ -153,6 +153,6 @@ struct PaperOverrides {
     /// Sets the recognizer's line model and the page options.
     func apply(to recognizer: DigitRecognizer, page: inout PageOptions) throws {
         if let weights { recognizer.lineReader = try LineReader(weightsPath: weights, threshold: recognizer.threshold) }
-        page.readsLinesWhole = !cuts
+        if cuts { page.readsLinesWhole = false }
     }
 }

@@ -64,8 +64,10 @@ public struct LineImage: Sendable {
 
     /// Every line of writing of `image`, top to bottom: the main line (as `init(image:)` finds it)
     /// and the other bands of writing at least half as tall as it, scoring at least a tenth of
-    /// its score (`furtherLineScore`), apart from it and with their middle away from the image's
-    /// edges (the outer tenth above and below, where print and the edges of other rows are).
+    /// its score (`furtherLineScore`), apart from it, with their middle away from the image's
+    /// edges (the outer tenth above and below, where print and the edges of other rows are), and
+    /// sharing at least half the narrower one's columns with it (a note's lines stand one under
+    /// another; a letter of the next column of a register, beside the number, does not).
     public static func lines(image: DecodedImage, workingSide: Int = 1200) -> [LineImage] {
         let page = Page(image).reduced(toSide: workingSide)
         let prepared = Prepared(page)
@@ -76,6 +78,7 @@ public struct LineImage: Sendable {
             let middle = Float(band.top + band.bottom) / 2 / h
             return band.top != best.top && 2 * (band.bottom - band.top) >= best.bottom - best.top
                 && band.score >= furtherLineScore * best.score && middle > 0.1 && middle < 0.9
+                && 2 * (min(band.right, best.right) - max(band.left, best.left)) >= min(band.right - band.left, best.right - best.left)
                 && (band.bottom < best.top || band.top > best.bottom)
         }
         return ([best] + others).sorted { $0.top < $1.top }.map { LineImage(prepared, $0, toImage: toImage) }

@@ -19,6 +19,8 @@ struct BenchCommand: CLICommand {
       read_4_digits_us, read_10_digits_us  reading a number drawn with the fixture digits
                             (segmentation, every candidate scored, the best path), p50 and p99
       png28_read_us_p50/p99  a 28×28 PNG (MNIST test images) from its bytes to the answer
+      crop40x150_read_us_p50/p99  a 150×40 JPEG crop of a number (the stroke fixtures on paper)
+                            from its bytes to the answer through the paper model
       photo_12mp_ms         a 4000×3000 JPEG photo of a 4-digit number (made by make-paper) from
                             the file to the answer on one thread, and the whole `digits recognize
                             PHOTO` process: photo_12mp_process_ms, photo_12mp_peak_rss_mb

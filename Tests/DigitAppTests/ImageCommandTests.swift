@@ -83,6 +83,20 @@ final class ImageCommandTests: XCTestCase {
         XCTAssertTrue(band.contains { outlines.contains($0) }, "the answer is written in the band", file: file, line: line)
     }
 
+    func testRasterize_APhotoShowsTheLineThePaperModelReadsAndWithCutsItsDigits() throws {
+        let photo = TestPaths.fixtures.appendingPathComponent("paper/paper-0004.jpg").path
+        let lines = folder.appendingPathComponent("lines.png").path, cut = folder.appendingPathComponent("cut.png").path
+        let run = try digits(["rasterize", photo, "--out", lines, "--scale", "2"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let image = try PNG.decode(try FileIO.read(lines, limit: 1 << 24), file: lines)
+        XCTAssertEqual(image.height, 2 * LineImage.height, "one line, 32 pixels tall, twice")
+        XCTAssertGreaterThan(image.width, 3 * LineImage.height, "5351 is wider than one and a half times its line's height")
+        let cutting = try digits(["rasterize", photo, "--cuts", "--out", cut])
+        XCTAssertEqual(cutting.status, 0, cutting.stderr)
+        let digitsImage = try PNG.decode(try FileIO.read(cut, limit: 1 << 24), file: cut)
+        XCTAssertEqual([digitsImage.width, digitsImage.height], [4 * 29 - 1, 28], "four 28×28 digits side by side")
+    }
+
     func testRecognize_OverlayOfASmallCropIsScaledUpWithItsAnswerAboveIt() throws {
         // A crop 40 pixels tall, cut from a photo of a 3 and halved: the banner used to cover it all.
         let photo = try ImageDecoder.read(path: paper.appendingPathComponent("paper-0002.jpg").path)

@@ -9,7 +9,9 @@ struct RasterizeCommand: CLICommand {
     static let help = """
     Usage: digits rasterize FILE|IMAGE|DIR|- [--index N] (--out OUT.png|OUT.pgm [--scale K] | --ascii)
 
-    Shows what the network sees: for each digit read, the ink fitted into a 20×20 box keeping its
+    Shows what the network sees. An image read by the paper model shows each line of writing as
+    the line model sees it: 32 pixels tall, margins and rules taken away, ink white on black (with
+    --cuts or --single, the digits as below). Otherwise, for each digit read, the ink fitted into a 20×20 box keeping its
     aspect ratio, its centre of mass at (14, 14) of a 28×28 frame, white ink on black. The digits
     of a number stand side by side, left to right. With --single, the whole drawing is one digit.
 
@@ -25,6 +27,7 @@ struct RasterizeCommand: CLICommand {
       --weights FILE     take the pen width and softness from this weight file (default: the
                          shipped one when found, else the rasterizer's defaults)
     \(rasterOptionsHelp)
+    \(paperOptionsHelp)
 
     \(CLI.exitCodesHelp)
     """
@@ -38,6 +41,8 @@ struct RasterizeCommand: CLICommand {
         // The pen the shipped model was trained for, so the picture is what the network sees.
         let weights = try args.option("--weights")
         let overrides = try RasterOverrides(&args)
+        let paper = try PaperOverrides(&args)
+        var page = PageOptions()
         let inputs = try args.positionals()
         guard inputs.count == 1, let input = inputs.first else {
             throw DigitError(.usage, "expected exactly one input (a file, a directory or -), got \(inputs.count)")
@@ -60,9 +65,17 @@ struct RasterizeCommand: CLICommand {
         switch items[index] {
         case let .image(path, _):
             let recognizer = try DigitRecognizer(model: try loadModel(weights), raster: options)
-            var page = PageOptions()
+            try paper.apply(to: recognizer, page: &page)
+            let format = format ?? "png"
+            if !single, page.readsLinesWhole, try recognizer.paperReaderLoaded() {
+                // What the paper model sees: each line of writing, 32 pixels tall, one under another.
+                let strips = LineImage.lines(image: try ImageDecoder.read(path: path, maxSide: page.workingSide))
+                return try write(lines: strips.isEmpty ? [LineImage(pixels: [Float](repeating: 0, count: LineImage.height * 8), width: 8)] : strips,
+                                 out: out, format: format, scale: scale, ascii: ascii)
+            }
             if single { page.reader.maxDigits = 1 }
             rasters = try recognizer.read(imageAt: path, options: page).digits.map(\.raster)
+            if rasters.contains(where: { $0.count != Rasterizer.size * Rasterizer.size }) { rasters = [] }
         case let .drawing(record):
             let drawing = try record.result.get()
             if drawing.isEmpty { printError("digits rasterize: \(input): drawing \(index) is empty; the image is blank") }
@@ -90,6 +103,24 @@ struct RasterizeCommand: CLICommand {
             try FileIO.writeAtomically(bytes, to: out)
         }
         if ascii { print(RasterImages.ascii(image, width: stripWidth), terminator: "") }
+        return ExitCode.ok
+    }
+
+    /// Writes the lines the paper model reads, one under another with a blank row between.
+    static func write(lines: [LineImage], out: String?, format: String, scale: Int, ascii: Bool) throws -> Int32 {
+        let width = lines.map(\.width).max() ?? 8, rowHeight = LineImage.height + 1
+        let height = lines.count * rowHeight - 1
+        var image = [Float](repeating: 0, count: width * height)
+        for (k, line) in lines.enumerated() {
+            for y in 0..<LineImage.height { for x in 0..<line.width { image[(k * rowHeight + y) * width + x] = line.pixels[y * line.width + x] } }
+        }
+        if let out {
+            let gray = try RasterImages.upscale(RasterImages.grayBytes(image), width: width, height: height, factor: scale)
+            let bytes = format == "png" ? try PNG.encode(gray: gray, width: width * scale, height: height * scale)
+                : try PNM.encodeP5(gray: gray, width: width * scale, height: height * scale)
+            try FileIO.writeAtomically(bytes, to: out)
+        }
+        if ascii { print(RasterImages.ascii(image, width: width), terminator: "") }
         return ExitCode.ok
     }
 }

@@ -96,20 +96,7 @@ extension Benchmark {
         let files = try (0..<min(images, set.count)).map { i in
             try PNG.encode(gray: Array(set.images.pixels[(i * 784)..<((i + 1) * 784)]), width: 28, height: 28)
         }
-        var wall: [Double] = [], cpu: [Double] = []
-        for round in 0...rounds {
-            for bytes in files {
-                let c0 = threadCPUNanoseconds(), t0 = monotonicNanoseconds()
-                let image = try ImageDecoder.decode(bytes, file: "bench.png")
-                _ = try recognizer.read(image: image)
-                let t1 = monotonicNanoseconds(), c1 = threadCPUNanoseconds()
-                if round > 0 {
-                    wall.append(Double(t1 - t0) / 1e3)
-                    cpu.append(Double(c1 - c0) / 1e3)
-                }
-            }
-        }
-        return latency("png28_read", wall, cpu)
+        return try imageLatency("png28_read", recognizer, files: files, name: "bench.png", rounds: rounds)
     }
 
     /// JPEG bytes of 150×40 photos of the drawings (numbers) on paper → decoded → read by the
@@ -121,11 +108,17 @@ extension Benchmark {
         renderer.digitHeight = 22...28
         var rng = SplitMix64(seed: 40)
         let files = try drawings.prefix(20).map { try renderer.render($0, rng: &rng).encoded(.jpeg) }
+        return try imageLatency("crop40x150_read", recognizer, files: files, name: "crop.jpg", rounds: rounds)
+    }
+
+    /// Image bytes → decoded → answer, one at a time, over `rounds` rounds after a warm-up round.
+    static func imageLatency(_ label: String, _ recognizer: DigitRecognizer, files: [[UInt8]], name: String,
+                             rounds: Int) throws -> ReadingFigures.Latency {
         var wall: [Double] = [], cpu: [Double] = []
         for round in 0...rounds {
             for bytes in files {
                 let c0 = threadCPUNanoseconds(), t0 = monotonicNanoseconds()
-                let image = try ImageDecoder.decode(bytes, file: "crop.jpg")
+                let image = try ImageDecoder.decode(bytes, file: name)
                 _ = try recognizer.read(image: image)
                 let t1 = monotonicNanoseconds(), c1 = threadCPUNanoseconds()
                 if round > 0 {
@@ -134,7 +127,7 @@ extension Benchmark {
                 }
             }
         }
-        return latency("crop40x150_read", wall, cpu)
+        return latency(label, wall, cpu)
     }
 
     /// Writes a 4000×3000 JPEG photo of a 4-digit number made from the stroke fixtures with

@@ -181,7 +181,11 @@ extension NumberReading {
     /// whether such a digit is whole is a toss-up, so its probabilities are halved and it is
     /// never answered.
     mutating func markCutByFrame(which: (ReadDigit) -> Bool) {
-        let cut = digits.indices.filter { which(digits[$0]) }
+        markCutByFrame(at: digits.indices.filter { which(digits[$0]) })
+    }
+
+    /// Marks the digits at `cut` as cut by the photo's frame.
+    mutating func markCutByFrame(at cut: [Int]) {
         guard !cut.isEmpty else { return }
         for k in cut {
             digits[k].isCutByFrame = true

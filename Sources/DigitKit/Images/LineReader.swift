@@ -1,6 +1,26 @@
 import DigitWeights
 import Foundation
 
+/// The symbols a line model spells, one class each after the CTC blank: the ten digits, `*` for
+/// any other character (a letter: the line is then not a number) and `.` for the marks written
+/// with numbers and amounts (`.`, `,`, `-`, `=`, `/`, a ditto `"`), which are never digits.
+public enum LineSymbols {
+    /// The classes of a line model's outputs, in order: blank, digits, other, mark.
+    public static let classes = "_0123456789*."
+    public static let blank = 0, other = 11, mark = 12
+    static let marks: Set<Character> = [".", ",", "-", "=", "/", "\"", "'", ":", "+", "_", "—", "–"]
+
+    /// The class of one character of a label, nil for a space.
+    public static func symbol(_ c: Character) -> Int? {
+        if c == " " || c == "\t" { return nil }
+        if let d = c.wholeNumberValue, c.isASCII { return 1 + d }
+        return marks.contains(c) ? mark : other
+    }
+
+    /// A label as the classes it spells.
+    public static func classes(of label: String) -> [Int] { label.compactMap(symbol) }
+}
+
 /// One symbol of a decoded line: its class (`LineSymbols`), the columns it was read in, and the
 /// class probabilities at the column where it was surest.
 struct LineSymbol {
@@ -194,15 +214,14 @@ public final class LineReader: @unchecked Sendable {
         // the image's side is not marked: on real scans it is mostly a rule's remains, and a
         // digit the side cuts is seldom read sure.)
         if marksCutDigits, !strip.cutByFrame.isEmpty, !nothingRead {
-            var k = 0
+            // The digits are the symbols other than marks, in order.
             let spans = symbols.filter { $0.symbol != LineSymbols.mark }
-            reading.markCutByFrame { _ in
-                defer { k += 1 }
-                guard k < spans.count else { return false }
+            let n = strip.cutByFrame.count
+            reading.markCutByFrame(at: spans.indices.filter { k in
                 let a = Int((x0 + Float(spans[k].first) * step).rounded(.down)), b = Int((x0 + Float(spans[k].last + 1) * step).rounded(.up))
-                let n = strip.cutByFrame.count, lo = min(max(0, a), n), hi = min(max(lo, b), n)
+                let lo = min(max(0, a), n), hi = min(max(lo, b), n)
                 return (lo..<hi).contains { strip.cutByFrame[$0] }
-            }
+            })
         }
         return reading
     }

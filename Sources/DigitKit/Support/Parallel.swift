@@ -25,6 +25,33 @@ public enum Parallel {
         return (0..<parts).map { p in (count * p / parts)..<(count * (p + 1) / parts) }
     }
 
+    /// `transform` of each of `0..<count` on `threads` threads, in index order; `progress` is told
+    /// every `every` items how many are done. The first error thrown is rethrown once all stop.
+    public static func map<T>(_ count: Int, threads: Int, progress: (Int, Int) -> Void = { _, _ in }, every: Int = 200,
+                              _ transform: (Int) throws -> T) throws -> [T] {
+        var results = [T?](repeating: nil, count: count)
+        var failure: Error?
+        var done = 0
+        let lock = NSLock()
+        let parts = ranges(count, parts: max(1, threads) * 8)
+        run(tasks: parts.count, threads: threads) { t in
+            for i in parts[t] {
+                let result = Result { try transform(i) }
+                lock.lock()
+                switch result {
+                case let .success(value): results[i] = value
+                case let .failure(error): failure = failure ?? error
+                }
+                done += 1
+                let d = done
+                lock.unlock()
+                if d % every == 0 { progress(d, count) }
+            }
+        }
+        if let failure { throw failure }
+        return results.map { $0! }
+    }
+
     /// The number of processors available to this process.
     public static var processorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 }

@@ -25,6 +25,13 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return (-2 * _log(u1)).squareRoot() * _cos(2 * Float.pi * u2)
     }
 
+    /// `items` in a random order (Fisher–Yates, from the last item down).
+    public mutating func shuffled<T>(_ items: [T]) -> [T] {
+        var order = items
+        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(next() % UInt64(i + 1))) }
+        return order
+    }
+
     /// An independent generator derived from this one's seed and `stream`, for per-image or
     /// per-thread randomness that does not depend on scheduling.
     public func derived(_ stream: UInt64) -> SplitMix64 {

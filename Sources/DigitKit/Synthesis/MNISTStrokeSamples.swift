@@ -16,9 +16,8 @@ public struct MNISTStrokeSamples: SampleSource {
     /// `count` images of `range` of `set`, chosen by `seed`, skeletonized once. Images whose
     /// skeleton is empty are left out.
     public init(_ set: MNISTSet, range: Range<Int>, count: Int, seed: UInt64, raster: RasterOptions) {
-        var order = Array(range)
         var rng = SplitMix64(seed: seed)
-        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
+        let order = rng.shuffled(Array(range))
         var drawings: [Drawing] = [], labels: [Int] = []
         set.images.pixels.withUnsafeBufferPointer { all in
             for index in order.prefix(count) {

@@ -21,38 +21,17 @@ public enum SyntheticLines {
         renderer.height = 200
         renderer.digitHeight = 24...90
         let base = SplitMix64(seed: seed ^ 0x6C69_6E65)  // "line"
-        var strips = [(LineImage, String)?](repeating: nil, count: numbers.count)
-        let lock = NSLock()
-        var done = 0
-        let parts = Parallel.ranges(numbers.count, parts: max(1, threads) * 8)
-        var failure: Error?
-        Parallel.run(tasks: parts.count, threads: threads) { t in
-            for k in parts[t] {
-                var rng = base.derived(UInt64(k))
-                do {
-                    let number = numbers[k]
-                    var label = number.drawing.label ?? ""
-                    var drawn = number
-                    if rng.nextFloat() < 0.25 { (drawn, label) = withMark(number, label: label, rng: &rng) }
-                    let image = try artefacts.render(drawn, with: renderer, rng: &rng)
-                    let decoded = try ImageDecoder.decode(try image.encoded(.jpeg), file: "synthetic")
-                    let strip = LineImage(image: decoded)
-                    lock.lock()
-                    strips[k] = (strip, label)
-                    done += 1
-                    let d = done
-                    lock.unlock()
-                    if d % 200 == 0 { progress(d, numbers.count) }
-                } catch {
-                    lock.lock()
-                    failure = error
-                    lock.unlock()
-                }
-            }
+        let strips = try Parallel.map(numbers.count, threads: threads, progress: progress) { k -> (LineImage, String) in
+            var rng = base.derived(UInt64(k))
+            let number = numbers[k]
+            var label = number.drawing.label ?? ""
+            var drawn = number
+            if rng.nextFloat() < 0.25 { (drawn, label) = withMark(number, label: label, rng: &rng) }
+            let image = try artefacts.render(drawn, with: renderer, rng: &rng)
+            return (LineImage(image: try ImageDecoder.decode(try image.encoded(.jpeg), file: "synthetic")), label)
         }
-        if let failure { throw failure }
         var set = LineSet()
-        for case let (strip, label)? in strips { set.append(strip, label: label) }
+        for (strip, label) in strips { set.append(strip, label: label) }
         return set
     }
 

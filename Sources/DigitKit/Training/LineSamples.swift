@@ -1,25 +1,5 @@
 import Foundation
 
-/// The symbols a line model spells, one class each after the CTC blank: the ten digits, `*` for
-/// any other character (a letter: the line is then not a number) and `.` for the marks written
-/// with numbers and amounts (`.`, `,`, `-`, `=`, `/`, a ditto `"`), which are never digits.
-public enum LineSymbols {
-    /// The classes of a line model's outputs, in order: blank, digits, other, mark.
-    public static let classes = "_0123456789*."
-    public static let blank = 0, other = 11, mark = 12
-    static let marks: Set<Character> = [".", ",", "-", "=", "/", "\"", "'", ":", "+", "_", "—", "–"]
-
-    /// The class of one character of a label, nil for a space.
-    public static func symbol(_ c: Character) -> Int? {
-        if c == " " || c == "\t" { return nil }
-        if let d = c.wholeNumberValue, c.isASCII { return 1 + d }
-        return marks.contains(c) ? mark : other
-    }
-
-    /// A label as the classes it spells.
-    public static func classes(of label: String) -> [Int] { label.compactMap(symbol) }
-}
-
 /// Lines of writing cut from labelled images (`LineImage`), held as 8-bit strips: what the line
 /// model trains and is tuned on. Loading a folder decodes every image once; `cache` keeps the
 /// strips in a file so a second run reads them in a second.
@@ -61,27 +41,12 @@ public struct LineSet: Sendable {
         guard !items.isEmpty else { throw DigitError(.format, file: folder, "no labelled images to read") }
         let tag = "cut \(LineImage.version)\n" + items.map { "\($0.file)\t\($0.label)" }.joined(separator: "\n")
         if let cache, let set = try? read(cache: cache, tag: tag) { return set }
-        var strips = [LineImage?](repeating: nil, count: items.count)
-        let lock = NSLock()
-        var done = 0
-        let parts = Parallel.ranges(items.count, parts: max(1, threads) * 8)
-        Parallel.run(tasks: parts.count, threads: threads) { t in
-            for i in parts[t] {
-                let path = (folder as NSString).appendingPathComponent(items[i].file)
-                let strip = (try? ImageDecoder.read(path: path, maxSide: 1200)).map { LineImage(image: $0) }
-                lock.lock()
-                strips[i] = strip
-                done += 1
-                let d = done
-                lock.unlock()
-                if d % 200 == 0 { progress(d, items.count) }
-            }
+        let strips = try Parallel.map(items.count, threads: threads, progress: progress) { i -> LineImage in
+            let path = (folder as NSString).appendingPathComponent(items[i].file)
+            do { return LineImage(image: try ImageDecoder.read(path: path, maxSide: 1200)) } catch let e as DigitError { throw e.inFile(path) }
         }
         var set = LineSet()
-        for (i, strip) in strips.enumerated() {
-            guard let strip else { throw DigitError(.format, file: (folder as NSString).appendingPathComponent(items[i].file), "could not be read") }
-            set.append(strip, label: items[i].label)
-        }
+        for (i, strip) in strips.enumerated() { set.append(strip, label: items[i].label) }
         if let cache { try set.write(cache: cache, tag: tag) }
         return set
     }

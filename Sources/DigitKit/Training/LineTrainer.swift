@@ -106,9 +106,7 @@ public final class LineTrainer {
 
     func permutation(epoch: Int) -> [Int] {
         var rng = SplitMix64(seed: options.seed).derived(0x11E5 << 20 | UInt64(epoch))
-        var order = Array(0..<train.count)
-        for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, Int(rng.next() % UInt64(i + 1))) }
-        return order
+        return rng.shuffled(Array(0..<train.count))
     }
 
     /// Adam with bias correction; weight decay on conv and linear weights, decoupled (AdamW).

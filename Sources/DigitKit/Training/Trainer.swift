@@ -179,12 +179,7 @@ public final class Trainer {
     /// A seeded Fisher–Yates shuffle of the training indices for `epoch`.
     func permutation(epoch: Int) -> [Int] {
         var rng = SplitMix64(seed: options.seed).derived(0xE90C << 20 | UInt64(epoch))
-        var order = Array(0..<train.count)
-        for i in stride(from: order.count - 1, to: 0, by: -1) {
-            let j = Int(rng.next() % UInt64(i + 1))
-            order.swapAt(i, j)
-        }
-        return order
+        return rng.shuffled(Array(0..<train.count))
     }
 
     /// Mean loss and the number of correct predictions; writes dLoss/dLogits into `dLogits`.

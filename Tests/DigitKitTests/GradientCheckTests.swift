@@ -147,6 +147,13 @@ final class GradientCheckTests: XCTestCase {
                    input: rng.floats(2 * shape.count), count: 2)
     }
 
+    func testHeightFlatten_GradientMatchesFiniteDifferences() {
+        var rng = SplitMix64(seed: 28)
+        let shape = ActivationShape(height: 4, width: 5, channels: 3)
+        checkLayer(HeightFlattenTraining(inShape: shape, outShape: ActivationShape(height: 1, width: 5, channels: 12), capacity: 2),
+                   input: rng.floats(2 * shape.count), count: 2)
+    }
+
     func testDropout_GradientWithAFixedMaskMatchesFiniteDifferences() {
         var rng = SplitMix64(seed: 26)
         let shape = ActivationShape(height: 1, width: 1, channels: 50)

@@ -25,7 +25,7 @@ final class LayerKindsTests: XCTestCase {
     func testLayers_EveryKindIsListedOnceWithADistinctTypeName() {
         let names = LayerKinds.all.compactMap { $0.typeName }
         XCTAssertEqual(Set(names).count, names.count)
-        XCTAssertEqual(Set(names), ["conv2d", "batchnorm2d", "relu", "maxpool2d", "avgpool2d", "global_avgpool", "flatten", "linear", "height_avgpool"])
+        XCTAssertEqual(Set(names), ["conv2d", "batchnorm2d", "relu", "maxpool2d", "avgpool2d", "global_avgpool", "flatten", "linear", "height_avgpool", "height_flatten"])
     }
 
     func testLayers_BadEntriesNameTheElementAndTheKey() {

@@ -5,7 +5,7 @@ import Foundation
 public enum LayerKinds {
     public static let all: [any Layer.Type] = [
         Conv2D.self, BatchNorm2D.self, ReLU.self, MaxPool2D.self, AvgPool2D.self, GlobalAvgPool.self,
-        Flatten.self, Linear.self, Dropout.self, HeightPool.self,
+        Flatten.self, Linear.self, Dropout.self, HeightPool.self, HeightFlatten.self,
     ]
 
     /// Reads a weight file's `layers` metadata (a JSON array). Errors name the file and the element

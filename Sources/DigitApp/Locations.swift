@@ -56,3 +56,11 @@ public enum Locations {
 public func loadModel(_ path: String?) throws -> ModelFile {
     try ModelFile.load(path: path ?? DigitRecognizer.defaultWeightsPath())
 }
+
+/// The weights as `loadModel(_:)` loads them, with a personal profile (`--profile`,
+/// `WriterProfile`) in place when one is named.
+public func loadModel(_ path: String?, profile: String?) throws -> ModelFile {
+    let model = try loadModel(path)
+    guard let profile else { return model }
+    return try WriterProfile.load(path: profile).apply(to: model, file: profile)
+}

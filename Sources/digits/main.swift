@@ -7,6 +7,7 @@ import Foundation
 
 let commands: [CLICommand.Type] = [
     TrainCommand.self,
+    AdaptCommand.self,
     EvalCommand.self,
     RecognizeCommand.self,
     ComposeCommand.self,

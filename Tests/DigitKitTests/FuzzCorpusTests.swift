@@ -24,6 +24,7 @@ final class FuzzCorpusTests: XCTestCase {
     func testFuzzCorpus_ImagesInputsKeepEveryProperty() throws { try replay("images") }
     func testFuzzCorpus_GzipInputsKeepEveryProperty() throws { try replay("gzip") }
     func testFuzzCorpus_LabelsInputsKeepEveryProperty() throws { try replay("labels") }
+    func testFuzzCorpus_ProfilesInputsKeepEveryProperty() throws { try replay("profiles") }
 
     func testFuzzCorpus_EveryCheckedTargetIsBuiltAndReplayed() throws {
         // scripts/fuzz builds Fuzz/*.swift and fuzzes from Fixtures/fuzz/<target>/; a target added

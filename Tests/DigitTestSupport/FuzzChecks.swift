@@ -12,7 +12,7 @@ import Foundation
 /// `DigitError` whose one-line description names the source.
 public enum FuzzChecks {
     /// The fuzz targets, each a folder of `Fixtures/fuzz/` and an entry `Fuzz/<Name>.swift`.
-    public static let targets = ["strokes", "unipen", "idx", "safetensors", "model", "images", "gzip", "labels"]
+    public static let targets = ["strokes", "unipen", "idx", "safetensors", "model", "images", "gzip", "labels", "profiles"]
 
     public static func run(_ target: String, _ bytes: [UInt8]) -> [String] {
         switch target {
@@ -24,6 +24,7 @@ public enum FuzzChecks {
         case "images": return checkImageDecoding(bytes)
         case "gzip": return checkGzip(bytes)
         case "labels": return labels(bytes)
+        case "profiles": return profiles(bytes)
         default: return ["unknown fuzz target \(target)"]
         }
     }

@@ -104,6 +104,18 @@ public final class DigitRecognizer {
     /// Whether a paper model is there to read images with (loading it when it is not yet).
     public func paperReaderLoaded() throws -> Bool { try paperReader() != nil }
 
+    /// A recognizer for one person's hand: the weights (`weightsPath`, else the default ones)
+    /// with `profile`'s layer in place (`WriterProfile.apply(to:)`, which refuses a profile made
+    /// for other weights). `profileName` names it in errors and in `profileName`.
+    public convenience init(profile: WriterProfile, weightsPath: String? = nil, threshold: Float = 0.9,
+                            profileName: String = "profile") throws {
+        let base = try ModelFile.load(path: weightsPath ?? Self.defaultWeightsPath())
+        try self.init(model: try profile.apply(to: base, file: profileName), threshold: threshold)
+    }
+
+    /// The personal profile in use (its file name), nil for the weights as they are.
+    public var profileName: String? { model.provenance["profile"] }
+
     public init(model: ModelFile, threshold: Float = 0.9, raster: RasterOptions? = nil) throws {
         self.model = model
         network = try model.makeNetwork()

@@ -36,6 +36,8 @@ struct EvalCommand: CLICommand {
 
     Options:
       --weights FILE        weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
+      --profile PROFILE     a personal profile for these weights (digits adapt): read with
+                            the writer's own last layer
       --threshold T         confidence needed to answer (default 0.9)
       --json                print one JSON object instead of the table (numbers: with
                             "by_length" and "worst" arrays)
@@ -50,6 +52,11 @@ struct EvalCommand: CLICommand {
       --non-digits FILE     add drawings that are not digits (labelled "A", "scribble", …; see
                             `digits make-non-digits`): the report then gives the share refused
                             beside the figures on digits
+      --adapt K             the personal-profile protocol: for each writer, adapt (as
+                            `digits adapt`) on their first K drawings of each digit and read
+                            the rest as single digits with the base weights and with the
+                            profile; prints errors, answered and right among answered for
+                            each writer and in total (with --non-digits: refused by each)
       --single              read each drawing as one digit (default: as a number, as `recognize`)
       --numbers             use the number report even when every label is one digit
       --max-digits N        read at most N digits a drawing
@@ -71,6 +78,7 @@ struct EvalCommand: CLICommand {
 
     static func run(_ args: inout Arguments) throws -> Int32 {
         let weightsPath = try args.option("--weights")
+        let profilePath = try args.option("--profile")
         let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
         let json = args.flag("--json")
         let predictionsPath = try args.option("--predictions")
@@ -83,6 +91,10 @@ struct EvalCommand: CLICommand {
         let numbersFlag = args.flag("--numbers")
         let single = args.flag("--single")
         let nonDigitsPath = try args.option("--non-digits")
+        let adaptK = try args.option("--adapt").map { text -> Int in
+            guard let k = Int(text), (1...1000).contains(k) else { throw DigitError(.usage, "--adapt must be a whole number in 1...1000, got '\(text)'") }
+            return k
+        }
         var reading = NumberReaderOptions()
         if let text = try args.option("--max-digits") {
             guard let n = Int(text), (1...1000).contains(n) else { throw DigitError(.usage, "--max-digits must be a whole number in 1...1000, got '\(text)'") }
@@ -118,7 +130,7 @@ struct EvalCommand: CLICommand {
         guard (imagesPath == nil) == (labelsPath == nil) else {
             throw DigitError(.usage, "--images and --labels go together")
         }
-        var model = try loadModel(weightsPath)
+        var model = try loadModel(weightsPath, profile: profilePath)
         model.temperature = temperature ?? model.temperature
         let raster = overrides.applied(to: model.rasterOptions)
         let network = try model.makeNetwork()
@@ -142,6 +154,11 @@ struct EvalCommand: CLICommand {
             var records = items.compactMap { item -> DrawingRecord? in
                 if case let .drawing(record) = item, keep(record.writer) { return record }
                 return nil
+            }
+            if let adaptK {
+                let nonDigits = try nonDigitsPath.map { try DrawingLoader.load($0).compactMap { try? $0.result.get() } } ?? []
+                return try evaluateAdaptation(records, k: adaptK, model: model, nonDigits: nonDigits, threshold: threshold,
+                                              json: json, threads: threads)
             }
             if let nonDigitsPath {
                 let extra = try DrawingLoader.load(nonDigitsPath)
@@ -269,5 +286,54 @@ struct EvalCommand: CLICommand {
         }
         try FileIO.writeAtomically(text, to: path)
     }
-}
 
+    /// `--adapt K`: the personal-profile protocol (`AdaptationEvaluation`), one line per writer.
+    static func evaluateAdaptation(_ records: [DrawingRecord], k: Int, model: ModelFile, nonDigits: [Drawing], threshold: Float,
+                                   json: Bool, threads: Int) throws -> Int32 {
+        var protocolRun = AdaptationEvaluation(k: k)
+        protocolRun.threshold = threshold
+        let progress = ProgressLine()
+        let rows = try protocolRun.run(model: model, records: records, nonDigits: nonDigits, threads: threads) { done, all, row in
+            progress.update("adapting to writer \(row.writer): \(done)/\(all)")
+        }
+        progress.finish("")
+        guard !rows.isEmpty else { throw DigitError(.usage, "no writer has labelled drawings left to test after the first \(k) of each digit") }
+        func pct(_ a: Int, _ b: Int) -> String { String(format: "%.2f", 100 * Double(a) / Double(max(b, 1))) }
+        var base = WriterAdaptation.Figures(), adapted = WriterAdaptation.Figures()
+        for r in rows { base.add(r.base); adapted.add(r.adapted) }
+        let losses = rows.map { $0.adapted.errors - $0.base.errors }
+        let worst = rows[losses.indices.max { losses[$0] < losses[$1] || (losses[$0] == losses[$1] && rows[$0].adapted.answered * rows[$1].adapted.count > rows[$1].adapted.answered * rows[$0].adapted.count) }!]
+        let refusedShare = rows.map { Double($0.refusedAdapted) / Double(max($0.nonDigits, 1)) }
+        if json {
+            func f(_ x: WriterAdaptation.Figures) -> JSONValue {
+                .object([JSONMember("digits", .number(Double(x.count))), JSONMember("errors", .number(Double(x.errors))), JSONMember("answered", .number(Double(x.answered))),
+                         JSONMember("wrong_answered", .number(Double(x.wrongAnswered)))])
+            }
+            let writers: [JSONValue] = rows.map { r in
+                .object([JSONMember("writer", .number(Double(r.writer))), JSONMember("adapted_on", .number(Double(r.adaptedOn))), JSONMember("blend", .number(Double(r.blend))),
+                         JSONMember("base", f(r.base)), JSONMember("adapted", f(r.adapted)), JSONMember("non_digits", .number(Double(r.nonDigits))),
+                         JSONMember("refused_base", .number(Double(r.refusedBase))), JSONMember("refused_adapted", .number(Double(r.refusedAdapted))),
+                         JSONMember("seconds", .number(r.seconds))])
+            }
+            print(JSONValue.object([JSONMember("k", .number(Double(k))), JSONMember("base", f(base)), JSONMember("adapted", f(adapted)), JSONMember("writers", .array(writers))]).serialized())
+            return ExitCode.ok
+        }
+        print("K = \(k): each writer's first \(k) drawings of each digit adapted on, the rest read as single digits")
+        print("writer  adapted  tested   errors base → profile   answered % base → profile   right among answered % base → profile  blend   time")
+        for r in rows {
+            print(String(format: "%6d  %7d  %6d   %6d → %-13d %8@ → %-15@ %8@ → %-27@ %5.2f  %4.1fs", r.writer, r.adaptedOn, r.base.count,
+                         r.base.errors, r.adapted.errors, pct(r.base.answered, r.base.count), pct(r.adapted.answered, r.adapted.count),
+                         pct(r.base.rightAnswered, r.base.answered), pct(r.adapted.rightAnswered, r.adapted.answered), r.blend, r.seconds))
+        }
+        print(String(format: "total   %7d  %6d   %6d → %-13d %8@ → %-15@ %8@ → %@", rows.reduce(0) { $0 + $1.adaptedOn }, base.count,
+                     base.errors, adapted.errors, pct(base.answered, base.count), pct(adapted.answered, adapted.count),
+                     pct(base.rightAnswered, base.answered), pct(adapted.rightAnswered, adapted.answered)))
+        let fewer = base.errors == 0 ? "no errors to remove" : "\(pct(base.errors - adapted.errors, base.errors))% fewer top-1 errors"
+        print("\(rows.count) writers: \(fewer); mean answered per writer \(String(format: "%.2f", rows.reduce(0.0) { $0 + 100 * Double($1.adapted.answered) / Double(max($1.adapted.count, 1)) } / Double(rows.count)))%")
+        print("worst writer: \(worst.writer), \(worst.adapted.errors - worst.base.errors >= 0 ? "+" : "")\(worst.adapted.errors - worst.base.errors) errors with the profile, answered \(pct(worst.adapted.answered, worst.adapted.count))%")
+        if !nonDigits.isEmpty {
+            print("not digits refused: base \(pct(rows[0].refusedBase, rows[0].nonDigits))%, with each writer's profile \(String(format: "%.2f", 100 * refusedShare.min()!))% to \(String(format: "%.2f", 100 * refusedShare.max()!))% (of \(nonDigits.count))")
+        }
+        return ExitCode.ok
+    }
+}

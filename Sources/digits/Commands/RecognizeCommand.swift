@@ -43,6 +43,8 @@ struct RecognizeCommand: CLICommand {
                           or PATH/NAME.png in a folder PATH for several
       --threshold T       confidence needed to answer (default 0.9)
       --weights FILE      weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
+      --profile PROFILE   a personal profile for these weights (digits adapt): read with
+                          the writer's own last layer
     \(rasterOptionsHelp)
     \(paperOptionsHelp)
 
@@ -66,12 +68,13 @@ struct RecognizeCommand: CLICommand {
         }
         let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
         let weightsPath = try args.option("--weights")
+        let profilePath = try args.option("--profile")
         let overlay = try args.option("--overlay")
         let overrides = try RasterOverrides(&args)
         let paper = try PaperOverrides(&args)
         let inputs = try args.positionals()
         guard !inputs.isEmpty else { throw DigitError(.usage, "no input: give stroke files, a directory, or - for stdin") }
-        let model = try loadModel(weightsPath)
+        let model = try loadModel(weightsPath, profile: profilePath)
         let options = overrides.applied(to: model.rasterOptions)
         let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: options)
         // Every problem is reported and the rest still answered; the exit code is the highest of

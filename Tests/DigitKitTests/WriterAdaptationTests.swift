@@ -1,0 +1,132 @@
+import DigitKit
+import DigitTestSupport
+import Foundation
+import XCTest
+
+/// Personal profiles (`WriterProfile`) and how they are learned (`WriterAdaptation`).
+final class WriterAdaptationTests: XCTestCase {
+    private func profile(for model: ModelFile, scale: Float = 1.1) -> WriterProfile {
+        let w = model.tensors["fc.weight"]!, b = model.tensors["fc.bias"]!
+        return WriterProfile(baseWeights: model.weightsID, layerWeight: "fc.weight", layerBias: "fc.bias",
+                             weight: .init(shape: w.shape, values: w.values.map { $0 * scale }),
+                             bias: .init(shape: b.shape, values: b.values.map { $0 + 0.01 }), blend: 0.5, record: ["drawings": "20"])
+    }
+
+    func testProfile_WritesAndReadsBackTheSame() throws {
+        let folder = try RobustnessFixtures.scratch(self)
+        let path = folder.appendingPathComponent("me.profile").path
+        let made = profile(for: FuzzChecks.profileBase)
+        try made.write(to: path)
+        let read = try WriterProfile.load(path: path)
+        XCTAssertEqual(read.weight, made.weight)
+        XCTAssertEqual(read.bias, made.bias)
+        XCTAssertEqual(read.blend, 0.5)
+        XCTAssertEqual(read.baseWeights, FuzzChecks.profileBase.weightsID)
+        XCTAssertEqual(read.drawingCount, 20)
+        XCTAssertLessThan(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int, WriterProfile.maxFileBytes)
+    }
+
+    func testProfile_AppliedReplacesOnlyTheLastLayer() throws {
+        let base = FuzzChecks.profileBase
+        let adapted = try profile(for: base).apply(to: base, file: "me.profile")
+        for name in base.tensors.keys where !name.hasPrefix("fc.") { XCTAssertEqual(adapted.tensors[name], base.tensors[name], name) }
+        XCTAssertNotEqual(adapted.tensors["fc.weight"], base.tensors["fc.weight"])
+        XCTAssertEqual(try DigitRecognizer(model: adapted).profileName, "me.profile")
+        XCTAssertNil(try DigitRecognizer(model: base).profileName)
+    }
+
+    func testProfile_ForOtherWeightsIsRefusedNamingTheFile() throws {
+        var other = FuzzChecks.profileBase
+        other.tensors["conv.bias"] = TensorData(shape: [2], values: [0.2, -0.1])
+        XCTAssertNotEqual(other.weightsID, FuzzChecks.profileBase.weightsID)
+        XCTAssertThrowsError(try profile(for: FuzzChecks.profileBase).apply(to: other, file: "me.profile")) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("me.profile") && text.contains("digits adapt"), text)
+        }
+    }
+
+    func testLastLayer_FeaturesTimesTheLayerAreTheNetworksLogits() throws {
+        // The refit works on features in the network's own (NHWC) order; the file's columns are
+        // PyTorch's (NCHW): a wrong permutation would show here.
+        let model = try ModelFile.load(path: TestPaths.weights.path)
+        let recognizer = try DigitRecognizer(model: model)
+        var rng = SplitMix64(seed: 3)
+        let pixels = (0..<(3 * 784)).map { _ in rng.nextFloat() < 0.2 ? rng.nextFloat() : 0 }
+        let same = try WriterAdaptation.checkLayerOrder(model: model, pixels: pixels)
+        for (i, (mine, network)) in same.enumerated() { XCTAssertEqual(mine, network, accuracy: 1e-3, "logit \(i)") }
+        XCTAssertEqual(recognizer.network.classCount, 11)
+    }
+
+    /// A hand the base model reads poorly: pendigits writers' digits slanted hard and squeezed.
+    private func slantedHand() throws -> [Drawing] {
+        let records = try DrawingLoader.load(TestPaths.pendigits.path)
+        return records.compactMap { r -> Drawing? in
+            guard r.writer == 7, case var .success(d) = r.result, d.labelDigit != nil else { return nil }
+            d.strokes = d.strokes.map { $0.map { StrokePoint(x: 0.45 * ($0.x + 0.9 * $0.y), y: $0.y) } }
+            return d
+        }
+    }
+
+    func testAdapt_FiveDrawingsADigitHalveTheErrorsOfAStrangeHandAndLettersStayRefused() throws {
+        let model = try ModelFile.load(path: TestPaths.weights.path)
+        let drawings = try slantedHand()
+        XCTAssertGreaterThan(drawings.count, 200)
+        let base = try DigitRecognizer(model: model)
+        var learn: [WriterAdaptation.Example] = [], test: [Drawing] = []
+        var seen = [Int](repeating: 0, count: 10)
+        var pixels = [Float](repeating: 0, count: 784)
+        for (i, d) in drawings.enumerated() {
+            let label = d.labelDigit!
+            if seen[label] < 5 {
+                seen[label] += 1
+                pixels.withUnsafeMutableBufferPointer { base.rasterizer.rasterize(d, into: $0) }
+                learn.append(.init(pixels: pixels, label: label, group: i))
+            } else { test.append(d) }
+        }
+        let (profile, report) = try WriterAdaptation().adapt(model: model, examples: learn, threads: 2)
+        XCTAssertEqual(report.perDigit, [Int](repeating: 5, count: 10))
+        XCTAssertGreaterThan(report.blend, 0, "cross-validation found no gain: \(report.before) → \(report.after)")
+        let mine = try DigitRecognizer(model: try profile.apply(to: model))
+        let baseErrors = test.filter { base.recognize($0).bestGuess != $0.labelDigit }.count
+        let myErrors = test.filter { mine.recognize($0).bestGuess != $0.labelDigit }.count
+        XCTAssertGreaterThan(baseErrors, 10, "the hand is not strange enough to test with")
+        XCTAssertLessThanOrEqual(2 * myErrors, baseErrors, "errors \(baseErrors) → \(myErrors)")
+        let glyphs = try GlyphSamples.load(TestPaths.fixtures.appendingPathComponent("hershey/glyphs.jsonl").path)
+        let letters = NonDigitSet.glyphs(glyphs, fonts: GlyphSamples.heldOutFonts, repeats: 1, seed: 1)
+        let refused = letters.filter { mine.recognize($0).digit == nil }.count
+        XCTAssertGreaterThanOrEqual(Double(refused), 0.95 * Double(letters.count), "\(refused) of \(letters.count) letters refused")
+    }
+
+    func testAdapt_KeepsTheBaseWhenTheHandIsAlreadyRead() throws {
+        let model = try ModelFile.load(path: TestPaths.weights.path)
+        let base = try DigitRecognizer(model: model)
+        let records = try DrawingLoader.load(TestPaths.pendigits.path).filter { $0.writer == 3 }
+        let (examples, skipped) = WriterAdaptation.examples(from: Array(records.prefix(40)), recognizer: base)
+        XCTAssertEqual(skipped, [])
+        let (profile, report) = try WriterAdaptation().adapt(model: model, examples: examples, threads: 2)
+        XCTAssertLessThanOrEqual(report.after.errors, report.before.errors)
+        XCTAssertLessThanOrEqual(report.after.wrongAnswered, report.before.wrongAnswered)
+        if report.blend == 0 { XCTAssertEqual(try profile.apply(to: model).tensors, model.tensors) }
+    }
+
+    func testExamples_ANumberGivesItsDigitsWhenCutIntoAsMany() throws {
+        let base = try DigitRecognizer(model: try ModelFile.load(path: TestPaths.weights.path))
+        let records = try DrawingLoader.load(TestPaths.pendigits.path).filter { $0.writer == 3 }
+        let one = try records[0].result.get(), two = try records[1].result.get()
+        func box(_ d: Drawing) -> (Float, Float) {
+            let xs = d.strokes.flatMap { $0.map(\.x) }
+            return (xs.min()!, xs.max()!)
+        }
+        let shift = box(one).1 - box(two).0 + 60
+        var number = one
+        number.strokes += two.strokes.map { $0.map { StrokePoint(x: $0.x + shift, y: $0.y) } }
+        number.label = "\(one.labelDigit!)\(two.labelDigit!)"
+        let (examples, skipped) = WriterAdaptation.examples(
+            from: [DrawingRecord(source: "n.jsonl", index: 0, line: 1, writer: 3, result: .success(number)),
+                   DrawingRecord(source: "n.jsonl", index: 1, line: 2, writer: 3, result: .success(Drawing(strokes: [])))],
+            recognizer: base)
+        XCTAssertEqual(examples.map(\.label), [one.labelDigit!, two.labelDigit!])
+        XCTAssertEqual(Set(examples.map(\.group)), [0])
+        XCTAssertEqual(skipped.count, 1)
+    }
+}

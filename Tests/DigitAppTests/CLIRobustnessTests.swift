@@ -7,12 +7,12 @@ import XCTest
 /// Issue 6 through the real `digits` binary: each class of bad input gives its documented exit
 /// code and one line on stderr naming the file and the place; kills never leave half a file;
 /// `digits train` resumes after Ctrl-C or a kill to the same weights.
-final class CLIRobustnessTests: XCTestCase {
-    private var scratch: URL!
+final class CLIRobustnessTests: DigitsCommandTestCase {
+    private var scratch: URL { folder }
     private var weights: String!
 
     override func setUpWithError() throws {
-        scratch = try temporaryFolder(self)
+        try super.setUpWithError()
         weights = try RobustnessFixtures.writeTinyModel(in: scratch)
     }
 
@@ -20,12 +20,6 @@ final class CLIRobustnessTests: XCTestCase {
         let url = scratch.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url.path
-    }
-
-    private func digits(_ args: [String], stdin: String? = nil, in directory: URL? = nil, environment: [String: String?] = [:],
-                        file: StaticString = #filePath, line: UInt = #line) throws -> Executable.Result {
-        guard let digits = Executable.digits else { throw Executable.Missing() }
-        return try digits.run(args, in: directory ?? scratch, environment: environment, stdin: stdin, file: file, line: line)
     }
 
     /// Exit `status` and exactly one stderr line, containing each of `parts`.

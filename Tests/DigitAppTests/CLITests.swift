@@ -7,21 +7,8 @@ import XCTest
 /// End to end through the real `digits` executable. The test target lists `digits` as a
 /// dependency (Package.swift), so `swift test` builds it first, into the folder that holds the
 /// test bundle; the tests run it as a child process and check exit codes, stdout and stderr.
-final class CLITests: XCTestCase {
+final class CLITests: DigitsCommandTestCase {
     typealias Run = Executable.Result
-
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = try temporaryFolder(self)
-    }
-
-    /// Runs `digits args…` in the scratch folder with `DIGITS_WEIGHTS` cleared (unless given in `environment`).
-    private func digits(_ args: [String], environment: [String: String] = [:], file: StaticString = #filePath,
-                        line: UInt = #line) throws -> Run {
-        guard let digits = Executable.named("digits", file: file, line: line) else { throw Executable.Missing() }
-        return try digits.run(args, in: folder, environment: environment, file: file, line: line)
-    }
 
     /// Writes the small test model (see `SmallModel`) and returns its path.
     private func smallWeights() throws -> String {
@@ -407,7 +394,7 @@ final class CLITests: XCTestCase {
     func testRecognize_MissingWeightsExitsThreeWithAMessage() throws {
         let drawing = TestPaths.fixtures.appendingPathComponent("strokes/digit-1-a.json").path
         let missing = folder.appendingPathComponent("missing.safetensors").path
-        for (args, env) in [(["recognize", "--weights", missing, drawing], [String: String]()),
+        for (args, env) in [(["recognize", "--weights", missing, drawing], [String: String?]()),
                             (["recognize", drawing], ["DIGITS_WEIGHTS": missing])] {
             let run = try digits(args, environment: env)
             XCTAssertEqual(run.status, 3, "\(args) \(env): \(run.stderr)")

@@ -5,18 +5,7 @@ import XCTest
 
 /// `digits export-onnx` through the real executable: the file it writes is the library's export,
 /// written atomically, and its errors are one line with the documented exit codes.
-final class ExportONNXCommandTests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = try temporaryFolder(self)
-    }
-
-    private func digits(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Executable.Result {
-        guard let digits = Executable.named("digits", file: file, line: line) else { throw Executable.Missing() }
-        return try digits.run(args, in: folder, file: file, line: line)
-    }
-
+final class ExportONNXCommandTests: DigitsCommandTestCase {
     func testExportONNX_WritesTheLibrarysExportAndNothingElse() throws {
         let weights = folder.appendingPathComponent("small.safetensors").path
         try SmallModel.model.write(to: weights)

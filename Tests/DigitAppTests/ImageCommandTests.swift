@@ -5,18 +5,7 @@ import Foundation
 import XCTest
 
 /// `digits recognize` and `digits eval` on images, through the real executable.
-final class ImageCommandTests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = try temporaryFolder(self)
-    }
-
-    private func digits(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Executable.Result {
-        guard let digits = Executable.named("digits", file: file, line: line) else { throw Executable.Missing() }
-        return try digits.run(args, in: folder, file: file, line: line)
-    }
-
+final class ImageCommandTests: DigitsCommandTestCase {
     private var paper: URL { TestPaths.fixtures.appendingPathComponent("paper") }
 
     func testRecognize_APhotoGivesTheTextAndOneBoxPerDigitInsideTheImage() throws {

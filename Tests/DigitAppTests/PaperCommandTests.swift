@@ -4,18 +4,11 @@ import Foundation
 import XCTest
 
 /// `digits make-paper` end to end through the real executable.
-final class PaperCommandTests: XCTestCase {
-    private var folder: URL!
-
+final class PaperCommandTests: DigitsCommandTestCase {
     override func setUpWithError() throws {
-        folder = try temporaryFolder(self)
+        try super.setUpWithError()
         try RobustnessFixtures.unipen(digits: 40, points: 12).write(to: folder.appendingPathComponent("digits.dat"),
                                                                      atomically: true, encoding: .utf8)
-    }
-
-    private func digits(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Executable.Result {
-        guard let digits = Executable.named("digits", file: file, line: line) else { throw Executable.Missing() }
-        return try digits.run(args, in: folder, file: file, line: line)
     }
 
     func testMakePaper_WritesDecodableImagesAndLabelsTheSameForTheSameSeed() throws {

@@ -31,13 +31,6 @@ final class IDXTests: XCTestCase {
         }
     }
 
-    private func temporaryDirectory() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("idx-tests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
-        return dir
-    }
-
     func testIDX_ValidImagesParseRowMajor() throws {
         let pixels: [UInt8] = [0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 255]
         let images = try IDX.parseImages(imagesFile(count: 2, rows: 2, columns: 3, pixels: pixels), file: "x.idx")
@@ -135,7 +128,7 @@ final class IDXTests: XCTestCase {
     }
 
     func testMNISTSet_LoadsFromDirectoryByPrefix() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryFolder(self).path
         try FileIO.writeAtomically(imagesFile(count: 2, rows: 2, columns: 2), to: dir + "/t10k-images-idx3-ubyte")
         try FileIO.writeAtomically(labelsFile([4, 2]), to: dir + "/t10k-labels-idx1-ubyte")
         let set = try MNISTSet.load(directory: dir, split: .test)
@@ -149,7 +142,7 @@ final class IDXTests: XCTestCase {
     }
 
     func testIDX_ReadNamesThePathInErrors() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryFolder(self).path
         let path = dir + "/bad-idx"
         try FileIO.writeAtomically(labelsFile([1, 2]) + [3], to: path)
         XCTAssertThrowsError(try IDX.readLabels(path: path)) { error in

@@ -12,6 +12,19 @@ extension TestPaths {
     }
 }
 
+extension ExpectedImage {
+    /// Asserts what every lossless decoder reports alike: size, luminance, format, colour type and depth.
+    func assertDecoded(_ image: DecodedImage, format: DecodedImage.Format, _ name: String,
+                       file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(image.width, width, name, file: file, line: line)
+        XCTAssertEqual(image.height, height, name, file: file, line: line)
+        XCTAssertEqual(image.gray, gray, name, file: file, line: line)
+        XCTAssertEqual(image.format, format, name, file: file, line: line)
+        XCTAssertEqual(image.color.rawValue, color, name, file: file, line: line)
+        XCTAssertEqual(image.bitDepth, bitDepth, name, file: file, line: line)
+    }
+}
+
 /// One entry of Fixtures/images/expected.json (written by scripts/make-image-fixtures).
 struct ExpectedImage {
     var width: Int

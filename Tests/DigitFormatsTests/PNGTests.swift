@@ -14,12 +14,7 @@ final class PNGTests: XCTestCase {
         for name in names {
             guard let expected = ExpectedImage.all[name] else { continue }
             let image = try PNG.decode(try TestPaths.image(name), file: name)
-            XCTAssertEqual(image.width, expected.width, name)
-            XCTAssertEqual(image.height, expected.height, name)
-            XCTAssertEqual(image.gray, expected.gray, name)
-            XCTAssertEqual(image.format, .png, name)
-            XCTAssertEqual(image.color.rawValue, expected.color, name)
-            XCTAssertEqual(image.bitDepth, expected.bitDepth, name)
+            expected.assertDecoded(image, format: .png, name)
             XCTAssertEqual(image.interlaced, expected.interlaced, name)
             XCTAssertEqual(image.transparency, expected.transparency, name)
             XCTAssertEqual(image.scale, 1)

@@ -13,12 +13,7 @@ final class PNMTests: XCTestCase {
         for name in names {
             guard let expected = ExpectedImage.all[name] else { continue }
             let image = try PNM.decode(try TestPaths.image(name), file: name)
-            XCTAssertEqual(image.width, expected.width, name)
-            XCTAssertEqual(image.height, expected.height, name)
-            XCTAssertEqual(image.gray, expected.gray, name)
-            XCTAssertEqual(image.format, .pnm, name)
-            XCTAssertEqual(image.color.rawValue, expected.color, name)
-            XCTAssertEqual(image.bitDepth, expected.bitDepth, name)
+            expected.assertDecoded(image, format: .pnm, name)
             XCTAssertEqual(image.maxValue, expected.maxValue, name)
             XCTAssertEqual(image.variant, expected.variant, name)
             variants.insert(image.variant ?? "")

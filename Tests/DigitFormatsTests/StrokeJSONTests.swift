@@ -23,13 +23,6 @@ final class StrokeJSONTests: XCTestCase {
         return nil
     }
 
-    private func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("strokejson-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        return dir
-    }
-
     private func write(_ text: String, _ name: String, in dir: URL) throws -> String {
         let path = dir.appendingPathComponent(name).path
         try FileIO.writeAtomically(text, to: path)
@@ -168,7 +161,7 @@ final class StrokeJSONTests: XCTestCase {
     }
 
     func testLoad_JSONLinesSkipsBlankLinesAndKeepsGoodLinesAroundABadOne() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryFolder(self)
         let path = try write("""
         {"label": "1", "strokes": [[[0, 0], [0, 10]]]}
 
@@ -194,7 +187,7 @@ final class StrokeJSONTests: XCTestCase {
     }
 
     func testLoad_JSONFileThatIsNotJSONThrows() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryFolder(self)
         let path = try write("{\"strokes\": [[[1, 2]]", "broken.json", in: dir)
         XCTAssertThrowsError(try DrawingLoader.load(path)) { error in
             XCTAssertEqual((error as? DigitError)?.description,
@@ -203,7 +196,7 @@ final class StrokeJSONTests: XCTestCase {
     }
 
     func testLoad_JSONFileWithABadDrawingGivesAFailureRecord() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryFolder(self)
         let path = try write(#"{"strokes": [[[1, 2]]], "label": true}"#, "bad-label.json", in: dir)
         let records = try DrawingLoader.load(path)
         XCTAssertEqual(records.count, 1)
@@ -220,7 +213,7 @@ final class StrokeJSONTests: XCTestCase {
     }
 
     func testLoad_FileOverTheSizeLimitThrows() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryFolder(self)
         let path = try write(#"{"strokes": [[[1, 2], [3, 4]]]}"#, "big.json", in: dir)
         XCTAssertThrowsError(try DrawingLoader.load(path, limits: StrokeLimits(maxFileBytes: 10))) { error in
             XCTAssertEqual((error as? DigitError)?.kind, .limit)
@@ -228,7 +221,7 @@ final class StrokeJSONTests: XCTestCase {
     }
 
     func testLoad_DirectoryReadsJSONAndJSONLSortedByName() throws {
-        let dir = try temporaryDirectory()
+        let dir = try temporaryFolder(self)
         _ = try write(#"{"label": "2", "strokes": []}"#, "b.json", in: dir)
         _ = try write("{\"label\": \"0\", \"strokes\": []}\n{\"label\": \"1\", \"strokes\": []}\n", "a.jsonl", in: dir)
         _ = try write("not json", "c.json", in: dir)

@@ -5,31 +5,16 @@ import XCTest
 
 /// Reading numbers: segmentation, the search, the composer and the report.
 final class NumberReaderTests: XCTestCase {
-    private static var recognizer: DigitRecognizer?
-
-    private func recognizer() throws -> DigitRecognizer {
-        if let r = Self.recognizer { return r }
-        let r = try DigitRecognizer(weightsPath: TestPaths.weights.path)
-        Self.recognizer = r
-        return r
-    }
-
-    /// The fixture drawing of `digit` (`Fixtures/strokes/digit-D-VARIANT.json`).
-    private func fixture(_ digit: Int, _ variant: String = "a") throws -> Drawing {
-        let path = TestPaths.fixtures.appendingPathComponent("strokes/digit-\(digit)-\(variant).json").path
-        return try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
-    }
-
     private func number(_ digits: [Int], gap: ClosedRange<Float> = 0.45...0.6, seed: UInt64 = 3) throws -> NumberComposer.Number {
         var composer = NumberComposer()
         composer.gap = gap
         var rng = SplitMix64(seed: seed)
-        return composer.compose(try digits.map { try fixture($0) }, rng: &rng)
+        return composer.compose(try digits.map { try TestPaths.digitDrawing($0) }, rng: &rng)
     }
 
     func testRead_AWellSpacedNumberIsReadDigitByDigitLeftToRight() throws {
         let n = try number([2, 0, 2, 6])
-        let reading = try recognizer().read(n.drawing)
+        let reading = try TestRecognizers.shipped().read(n.drawing)
         XCTAssertEqual(reading.bestText, "2026")
         XCTAssertEqual(reading.digits.count, 4)
         // Boxes run left to right and hold exactly their digit's strokes.
@@ -44,20 +29,20 @@ final class NumberReaderTests: XCTestCase {
 
     func testRead_TheExpectedDigitsAreScoredAmongTheCandidates() throws {
         let n = try number([2, 0, 2, 6])
-        XCTAssertNil(try recognizer().read(n.drawing).expectedScore, "not asked for")
+        XCTAssertNil(try TestRecognizers.shipped().read(n.drawing).expectedScore, "not asked for")
         var options = NumberReaderOptions()
         options.expected = "2026"
-        let right = try recognizer().read(n.drawing, options: options)
+        let right = try TestRecognizers.shipped().read(n.drawing, options: options)
         XCTAssertEqual(right.bestText, "2026")
         XCTAssertEqual(try XCTUnwrap(right.expectedScore), right.score, accuracy: 1e-5, "the reading is the best reading as 2026")
         options.expected = "2086"
-        let other = try XCTUnwrap(try recognizer().read(n.drawing, options: options).expectedScore)
+        let other = try XCTUnwrap(try TestRecognizers.shipped().read(n.drawing, options: options).expectedScore)
         XCTAssertLessThan(other, right.score - 1, "an 8 for the 0 scores far lower")
         XCTAssertGreaterThan(other, -.infinity)
         options.expected = String(repeating: "1", count: 40)
-        XCTAssertEqual(try recognizer().read(n.drawing, options: options).expectedScore, -.infinity, "no cut of four digits makes forty")
+        XCTAssertEqual(try TestRecognizers.shipped().read(n.drawing, options: options).expectedScore, -.infinity, "no cut of four digits makes forty")
         options.expected = "A"
-        XCTAssertNil(try recognizer().read(n.drawing, options: options).expectedScore, "a label that is no number is not scored")
+        XCTAssertNil(try TestRecognizers.shipped().read(n.drawing, options: options).expectedScore, "a label that is no number is not scored")
     }
 
     func testRead_DigitsBelowTheThresholdBecomeQuestionMarks() throws {
@@ -70,10 +55,10 @@ final class NumberReaderTests: XCTestCase {
 
     func testRead_ASingleDigitIsOneDigitWithTheSingleDigitAnswer() throws {
         for digit in [1, 4, 5, 7] {
-            let drawing = try fixture(digit)
-            let reading = try recognizer().read(drawing)
+            let drawing = try TestPaths.digitDrawing(digit)
+            let reading = try TestRecognizers.shipped().read(drawing)
             XCTAssertEqual(reading.digits.count, 1, "digit \(digit) read as \(reading.bestText)")
-            XCTAssertEqual(reading.digits.first?.bestGuess, try recognizer().recognize(drawing).bestGuess)
+            XCTAssertEqual(reading.digits.first?.bestGuess, try TestRecognizers.shipped().recognize(drawing).bestGuess)
         }
     }
 
@@ -83,14 +68,14 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(records.count, 20)
         for record in records {
             let drawing = try record.result.get()
-            XCTAssertEqual(try recognizer().read(drawing).bestText, drawing.label, record.source)
+            XCTAssertEqual(try TestRecognizers.shipped().read(drawing).bestText, drawing.label, record.source)
         }
     }
 
     /// The two strokes of an X overlap almost entirely: not two digits side by side, and no answer.
     func testRead_StrokesThatOverlapAlmostEntirelyAreNotTwoDigits() throws {
         let x = try XCTUnwrap(try DrawingLoader.load(TestPaths.fixtures.appendingPathComponent("nondigits/010-X.json").path).first)
-        let reading = try recognizer().read(try x.result.get())
+        let reading = try TestRecognizers.shipped().read(try x.result.get())
         XCTAssertEqual(reading.digits.count, 1, reading.text)
         XCTAssertFalse(reading.isAnswered, reading.summary)
         XCTAssertTrue(reading.hasNotADigit, reading.summary)
@@ -102,9 +87,9 @@ final class NumberReaderTests: XCTestCase {
         let x = try XCTUnwrap(try DrawingLoader.load(TestPaths.fixtures.appendingPathComponent("nondigits/010-X.json").path).first)
         var options = NumberReaderOptions()
         options.notADigitCost = nil
-        let forced = try recognizer().read(try x.result.get(), options: options)
+        let forced = try TestRecognizers.shipped().read(try x.result.get(), options: options)
         XCTAssertEqual(forced.text, "11", forced.summary)
-        XCTAssertEqual(try recognizer().read(try x.result.get()).summary, "?  not a digit (100.0%)")
+        XCTAssertEqual(try TestRecognizers.shipped().read(try x.result.get()).summary, "?  not a digit (100.0%)")
     }
 
     /// In a reading of several digits, a part that is not a digit says so, apart from one not sure.
@@ -177,8 +162,8 @@ final class NumberReaderTests: XCTestCase {
         let w = try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
         var options = NumberReaderOptions()
         options.joinedShare = 1
-        XCTAssertEqual(try recognizer().read(w, options: options).text, "1111", "read as its strokes, without the rule")
-        let reading = try recognizer().read(w)
+        XCTAssertEqual(try TestRecognizers.shipped().read(w, options: options).text, "1111", "read as its strokes, without the rule")
+        let reading = try TestRecognizers.shipped().read(w)
         XCTAssertFalse(reading.isAnswered, reading.summary)
         XCTAssertEqual(reading.bestText, "1111")
     }
@@ -186,19 +171,19 @@ final class NumberReaderTests: XCTestCase {
     /// A tap on a canvas is a dot against the canvas, not a blob filling the box (read as a 4 once).
     func testRead_ALoneTapIsNotADigit() throws {
         let tap = Drawing(strokes: [[StrokePoint(x: 140, y: 140), StrokePoint(x: 141, y: 140.5)]], canvasWidth: 280, canvasHeight: 280)
-        XCTAssertFalse(try recognizer().read(tap).isAnswered)
-        XCTAssertNil(try recognizer().recognize(tap).digit)
+        XCTAssertFalse(try TestRecognizers.shipped().read(tap).isAnswered)
+        XCTAssertNil(try TestRecognizers.shipped().recognize(tap).digit)
     }
 
     func testRead_MaxDigitsBoundsTheReading() throws {
         var options = NumberReaderOptions()
         options.maxDigits = 2
-        let reading = try recognizer().read(try number([3, 8, 5]).drawing, options: options)
+        let reading = try TestRecognizers.shipped().read(try number([3, 8, 5]).drawing, options: options)
         XCTAssertLessThanOrEqual(reading.digits.count, 2)
     }
 
     func testRead_EmptyDrawingIsAnEmptyReading() throws {
-        let reading = try recognizer().read(Drawing(strokes: [[], []]))
+        let reading = try TestRecognizers.shipped().read(Drawing(strokes: [[], []]))
         XCTAssertTrue(reading.isEmpty)
         XCTAssertEqual(reading.text, "")
         XCTAssertEqual(reading.jsonLine(source: "s", index: 0, label: nil),
@@ -208,7 +193,7 @@ final class NumberReaderTests: XCTestCase {
     func testRead_ThousandsOfTinyStrokesAreRefusedQuickly() throws {
         let strokes = (0..<5000).map { k in [StrokePoint(x: Float(k % 100), y: Float(k / 100))] }
         let started = Date()
-        XCTAssertThrowsError(try recognizer().read(Drawing(strokes: strokes))) { error in
+        XCTAssertThrowsError(try TestRecognizers.shipped().read(Drawing(strokes: strokes))) { error in
             XCTAssertEqual((error as? DigitError)?.kind, .limit)
             XCTAssertTrue("\(error)".contains("too many parts"), "\(error)")
         }
@@ -292,11 +277,11 @@ final class NumberReaderTests: XCTestCase {
         composer.size = 1...1
         composer.baseline = 0
         var rng = SplitMix64(seed: 3)
-        let top = composer.compose([try fixture(1), try fixture(2)], rng: &rng)
-        let bottom = composer.compose([try fixture(3), try fixture(4)], rng: &rng)
+        let top = composer.compose([try TestPaths.digitDrawing(1), try TestPaths.digitDrawing(2)], rng: &rng)
+        let bottom = composer.compose([try TestPaths.digitDrawing(3), try TestPaths.digitDrawing(4)], rng: &rng)
         let note = composer.stacked([top, bottom])
         XCTAssertEqual(Segmentation.lines(note.drawing).count, 2)
-        let reading = try recognizer().read(note.drawing)
+        let reading = try TestRecognizers.shipped().read(note.drawing)
         XCTAssertEqual(reading.text, "12 34", reading.summary)
         XCTAssertEqual(reading.lines, [0..<2, 2..<4])
         // Each digit names its own strokes of the whole drawing.
@@ -306,7 +291,7 @@ final class NumberReaderTests: XCTestCase {
         // One line, and a 5 whose hat is lifted clear of its body, stay one line.
         XCTAssertEqual(Segmentation.lines(top.drawing).count, 1)
         XCTAssertEqual(Segmentation.lines(try PageReaderTests.fiveWithLoneHat()).count, 1)
-        XCTAssertEqual(try recognizer().read(try PageReaderTests.fiveWithLoneHat()).text, "5")
+        XCTAssertEqual(try TestRecognizers.shipped().read(try PageReaderTests.fiveWithLoneHat()).text, "5")
         // Lines closer than 0.3 of a line's height are one.
         composer.lineGap = 0.1
         XCTAssertEqual(Segmentation.lines(composer.stacked([top, bottom]).drawing).count, 1)

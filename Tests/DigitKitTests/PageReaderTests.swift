@@ -7,15 +7,6 @@ import XCTest
 /// piece of ink, touching digits, digits that cross, a shadowed page, light ink on a board, small pre-cropped
 /// digits of either polarity, and `maxDigits` 1 on an image.
 final class PageReaderTests: XCTestCase {
-    private static var recognizer: DigitRecognizer?
-
-    private func recognizer() throws -> DigitRecognizer {
-        if let r = Self.recognizer { return r }
-        let r = try DigitRecognizer(weightsPath: TestPaths.weights.path)
-        Self.recognizer = r
-        return r
-    }
-
     /// The cutting reader (`--cuts`): digits cut apart along seams and strokes, each read by the
     /// digit network. The tests of its cuts, its frame marks and its lines use it: the line
     /// reader's are in LineReaderTests.
@@ -28,14 +19,9 @@ final class PageReaderTests: XCTestCase {
     }
     private static var cutting: DigitRecognizer?
 
-    static func fixture(_ digit: Int, _ variant: String = "a") throws -> Drawing {
-        let path = TestPaths.fixtures.appendingPathComponent("strokes/digit-\(digit)-\(variant).json").path
-        return try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
-    }
-
     /// A 5 whose hat is lifted clear of its body (the fixture's hat touches it).
     static func fiveWithLoneHat() throws -> Drawing {
-        var five = try fixture(5)
+        var five = try TestPaths.digitDrawing(5)
         five.strokes[1] = five.strokes[1].map { StrokePoint(x: $0.x + 10, y: $0.y - 22, t: $0.t, p: $0.p) }
         return five
     }
@@ -76,16 +62,16 @@ final class PageReaderTests: XCTestCase {
         let found = InkComponents(InkMap(Page(image)))
         XCTAssertEqual(found.writing().components.count, 2)
         // …read as one 5, with one box around both.
-        let reading = try recognizer().read(image: image)
+        let reading = try TestRecognizers.shipped().read(image: image)
         XCTAssertEqual(reading.bestText, "5")
         XCTAssertEqual(reading.digits.count, 1)
         // And as one digit when a number of two or more is allowed beside another digit.
-        let pair = try Self.decoded(try Self.clean().render(Self.number([five, try Self.fixture(2)], gap: 0.3), rng: &rng))
-        XCTAssertEqual(try recognizer().read(image: pair).bestText, "52")
+        let pair = try Self.decoded(try Self.clean().render(Self.number([five, try TestPaths.digitDrawing(2)], gap: 0.3), rng: &rng))
+        XCTAssertEqual(try TestRecognizers.shipped().read(image: pair).bestText, "52")
     }
 
     func testTwoTouchingDigitsAreSplit() throws {
-        let number = Self.number([try Self.fixture(4), try Self.fixture(7)], gap: -0.16)
+        let number = Self.number([try TestPaths.digitDrawing(4), try TestPaths.digitDrawing(7)], gap: -0.16)
         var rng = SplitMix64(seed: 2)
         let paper = try Self.clean().render(number, rng: &rng)
         let image = try Self.decoded(paper)
@@ -108,7 +94,7 @@ final class PageReaderTests: XCTestCase {
         var seamsOnly = PageOptions()
         seamsOnly.followsStrokes = false
         for (a, b, variant, gap) in [(7, 0, "a", Float(-0.25)), (3, 6, "c", -0.25), (7, 4, "b", -0.35)] {
-            let number = Self.number([try Self.fixture(a, variant), try Self.fixture(b, variant)], gap: gap)
+            let number = Self.number([try TestPaths.digitDrawing(a, variant), try TestPaths.digitDrawing(b, variant)], gap: gap)
             var rng = SplitMix64(seed: 2)
             let image = try Self.decoded(try Self.clean().render(number, rng: &rng))
             XCTAssertEqual(InkComponents(InkMap(Page(image))).writing().components.count, 1, "\(a)\(b): one piece of ink")
@@ -121,7 +107,7 @@ final class PageReaderTests: XCTestCase {
     /// are only as sure as that cut against the other: a 1 touching a 6 that seams alone answer
     /// `16` is read `16` still, but not sure.
     func testDigitsTwoCutsReadDifferentlyAreNotSure() throws {
-        let number = Self.number([try Self.fixture(1), try Self.fixture(6)], gap: -0.05)
+        let number = Self.number([try TestPaths.digitDrawing(1), try TestPaths.digitDrawing(6)], gap: -0.05)
         var rng = SplitMix64(seed: 2)
         let image = try Self.decoded(try Self.clean().render(number, rng: &rng))
         var seamsOnly = PageOptions()
@@ -142,7 +128,7 @@ final class PageReaderTests: XCTestCase {
         renderer.vignette = 0.2...0.2
         renderer.offCentre = 0
         var rng = SplitMix64(seed: 3)
-        let number = Self.number([try Self.fixture(3), try Self.fixture(8), try Self.fixture(1)], gap: 0.35)
+        let number = Self.number([try TestPaths.digitDrawing(3), try TestPaths.digitDrawing(8), try TestPaths.digitDrawing(1)], gap: 0.35)
         let paper = try renderer.render(number, rng: &rng)
         let image = try Self.decoded(paper)
         let map = InkMap(Page(image))
@@ -157,18 +143,18 @@ final class PageReaderTests: XCTestCase {
             XCTAssertTrue(c.x0 >= writing.x0 - 3 && c.x1 < writing.x1 + 3 && c.y0 >= writing.y0 - 3 && c.y1 < writing.y1 + 3,
                           "ink at \(c.x0)...\(c.x1) × \(c.y0)...\(c.y1) outside the writing \(writing)")
         }
-        XCTAssertEqual(try recognizer().read(image: image).bestText, "381")
+        XCTAssertEqual(try TestRecognizers.shipped().read(image: image).bestText, "381")
     }
 
     func testThePolarityIsTakenFromTheImage() throws {
-        let number = Self.number([try Self.fixture(6), try Self.fixture(0)], gap: 0.3)
+        let number = Self.number([try TestPaths.digitDrawing(6), try TestPaths.digitDrawing(0)], gap: 0.3)
         for inverted in [false, true] {
             var renderer = Self.clean()
             renderer.invertedShare = inverted ? 1 : 0
             var rng = SplitMix64(seed: 4)
             let image = try Self.decoded(try renderer.render(number, rng: &rng))
             XCTAssertEqual(InkMap(Page(image)).lightInk, inverted)
-            XCTAssertEqual(try recognizer().read(image: image).bestText, "60", inverted ? "chalk on a board" : "ink on paper")
+            XCTAssertEqual(try TestRecognizers.shipped().read(image: image).bestText, "60", inverted ? "chalk on a board" : "ink on paper")
         }
     }
 
@@ -192,11 +178,11 @@ final class PageReaderTests: XCTestCase {
 
     func testSmallCropsOfEitherPolarityAreOneDigit() throws {
         for digit in [2, 4, 7] {
-            let drawing = try Self.fixture(digit)
+            let drawing = try TestPaths.digitDrawing(digit)
             for side in [16, 28, 32] {
                 for lightInk in [true, false] {
                     let image = try Self.decoded(Self.crop(drawing, side: side, lightInk: lightInk), width: side, height: side)
-                    let reading = try recognizer().read(image: image)
+                    let reading = try TestRecognizers.shipped().read(image: image)
                     XCTAssertEqual(reading.digits.count, 1)
                     XCTAssertEqual(reading.bestText, String(digit), "\(side)×\(side), light ink \(lightInk)")
                 }
@@ -205,9 +191,9 @@ final class PageReaderTests: XCTestCase {
     }
 
     func testA28By28ImageOnBlackGoesToTheNetworkUnchanged() throws {
-        let gray = Self.crop(try Self.fixture(3), side: 28, lightInk: true)
-        let reading = try recognizer().read(image: try Self.decoded(gray, width: 28, height: 28))
-        let direct = try recognizer().recognize(pixels: gray.map { Float($0) / 255 })
+        let gray = Self.crop(try TestPaths.digitDrawing(3), side: 28, lightInk: true)
+        let reading = try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: 28, height: 28))
+        let direct = try TestRecognizers.shipped().recognize(pixels: gray.map { Float($0) / 255 })
         XCTAssertEqual(reading.digits[0].probabilities, direct.probabilities)
         XCTAssertEqual(reading.digits[0].raster, gray.map { Float($0) / 255 })
     }
@@ -216,7 +202,7 @@ final class PageReaderTests: XCTestCase {
         // A pen a fifth of the image's height: its strokes fill whole blocks of the paper's level.
         for inverted in [false, true] {
             let page = InkComponentsTests.ring(width: 160, height: 150, pen: 30, inverted: inverted).page
-            let reading = try recognizer().read(image: try Self.decoded(page.values.map { UInt8($0) }, width: 160, height: 150))
+            let reading = try TestRecognizers.shipped().read(image: try Self.decoded(page.values.map { UInt8($0) }, width: 160, height: 150))
             XCTAssertEqual(reading.text, "0", inverted ? "chalk on a board" : "marker on paper")
         }
     }
@@ -248,7 +234,7 @@ final class PageReaderTests: XCTestCase {
         // "381" photographed with the frame through the middle of the 3, then of the 1: the rest
         // of the number alone would be a confident wrong answer.
         var rng = SplitMix64(seed: 2)
-        let number = Self.number([try Self.fixture(3), try Self.fixture(8), try Self.fixture(1)], gap: 0.35)
+        let number = Self.number([try TestPaths.digitDrawing(3), try TestPaths.digitDrawing(8), try TestPaths.digitDrawing(1)], gap: 0.35)
         let paper = try Self.clean().render(number, rng: &rng)
         let (first, last) = (paper.digitBoxes[0], paper.digitBoxes[2])
         for (x0, x1, cut, rest) in [((first.x0 + first.x1) / 2, paper.width, 0, "81"), (0, (last.x0 + last.x1) / 2, 2, "38")] {
@@ -299,9 +285,9 @@ final class PageReaderTests: XCTestCase {
         // Fixtures/paper's "5351" framed from row 200: its 1 (rows 189…275) runs off the top, the
         // other digits (from row 204) do not.
         let photo = try ImageDecoder.read(path: TestPaths.fixtures.appendingPathComponent("paper/paper-0004.jpg").path)
-        XCTAssertEqual(try recognizer().read(image: photo).text, "5351")
+        XCTAssertEqual(try TestRecognizers.shipped().read(image: photo).text, "5351")
         let framed = Array(photo.gray[(200 * photo.width)...])
-        let reading = try recognizer().read(image: try Self.decoded(framed, width: photo.width, height: photo.height - 200))
+        let reading = try TestRecognizers.shipped().read(image: try Self.decoded(framed, width: photo.width, height: photo.height - 200))
         XCTAssertEqual(reading.text, "535?", reading.summary)
         XCTAssertEqual(reading.digits.map(\.isCutByFrame), [false, false, false, true])
         XCTAssertEqual(reading.bestText, "5351")
@@ -311,7 +297,7 @@ final class PageReaderTests: XCTestCase {
         // "381" framed through the 1, the 1's slice at full strength and at 42% of it: the faint
         // one is what the edge of a shadow leaves at the border, not pen ink.
         var rng = SplitMix64(seed: 2)
-        let number = Self.number([try Self.fixture(3), try Self.fixture(8), try Self.fixture(1)], gap: 0.35)
+        let number = Self.number([try TestPaths.digitDrawing(3), try TestPaths.digitDrawing(8), try TestPaths.digitDrawing(1)], gap: 0.35)
         let paper = try Self.clean().render(number, rng: &rng)
         let one = paper.digitBoxes[2]
         let framed = paper.cropped(columns: 0..<((one.x0 + one.x1) / 2))
@@ -339,7 +325,7 @@ final class PageReaderTests: XCTestCase {
         }
         var seen: [String] = []
         let report = NumberEvaluationReport.evaluate(images: labelled + [(path: paper + "/missing.png", label: "12")],
-                                                     recognizer: try recognizer(), each: { image, _ in seen.append(image.path) })
+                                                     recognizer: try TestRecognizers.shipped(), each: { image, _ in seen.append(image.path) })
         XCTAssertEqual(report.numbers, labelled.count)
         XCTAssertEqual(seen, labelled.map(\.path))
         XCTAssertEqual(report.errors.count, 1)
@@ -362,19 +348,19 @@ final class PageReaderTests: XCTestCase {
         var rng = SplitMix64(seed: 6)
         // A 5 whose hat stands apart: both pieces of ink are the one digit.
         let image = try Self.decoded(try Self.clean().render(try Self.fiveWithLoneHat(), rng: &rng))
-        let reading = try recognizer().read(image: image, options: options)
+        let reading = try TestRecognizers.shipped().read(image: image, options: options)
         XCTAssertEqual(reading.digits.count, 1)
         XCTAssertEqual(reading.bestText, "5")
         // Two digits side by side are still one answer (a poor one), never an error.
-        let pair = try Self.decoded(try Self.clean().render(Self.number([try Self.fixture(1), try Self.fixture(2)], gap: 0.4), rng: &rng))
-        XCTAssertEqual(try recognizer().read(image: pair, options: options).digits.count, 1)
+        let pair = try Self.decoded(try Self.clean().render(Self.number([try TestPaths.digitDrawing(1), try TestPaths.digitDrawing(2)], gap: 0.4), rng: &rng))
+        XCTAssertEqual(try TestRecognizers.shipped().read(image: pair, options: options).digits.count, 1)
     }
 
     func testABlankPageIsEmptyAndAnImageEdgeIsNotWriting() throws {
         var gray = [UInt8](repeating: 200, count: 300 * 200)
-        XCTAssertTrue(try recognizer().read(image: try Self.decoded(gray, width: 300, height: 200)).isEmpty)
+        XCTAssertTrue(try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: 300, height: 200)).isEmpty)
         // A dark band along the bottom edge (a desk beyond the sheet) is not read.
         for y in 170..<200 { for x in 0..<300 { gray[y * 300 + x] = 40 } }
-        XCTAssertTrue(try recognizer().read(image: try Self.decoded(gray, width: 300, height: 200)).isEmpty)
+        XCTAssertTrue(try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: 300, height: 200)).isEmpty)
     }
 }

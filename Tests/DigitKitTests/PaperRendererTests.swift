@@ -27,6 +27,15 @@ final class PaperRendererTests: XCTestCase {
         return r
     }
 
+    /// The clean renderer on a `width` × `height` page, digits 100 pixels high.
+    private func cleanRenderer(width: Int, height: Int) -> PaperRenderer {
+        var renderer = PaperRenderer.clean
+        renderer.width = width
+        renderer.height = height
+        renderer.digitHeight = 100...100
+        return renderer
+    }
+
     func testRender_SameSeedGivesTheSameBytesAndAnotherSeedDoesNot() throws {
         let renderer = Self.small()
         var a = SplitMix64(seed: 7), b = SplitMix64(seed: 7), c = SplitMix64(seed: 8)
@@ -114,10 +123,7 @@ final class PaperRendererTests: XCTestCase {
         // Two strokes far apart: a vertical bar on the left (digit 5) and one on the right (digit 2).
         let drawing = Drawing(strokes: [[StrokePoint(x: 0, y: 0), StrokePoint(x: 0, y: 100)],
                                         [StrokePoint(x: 200, y: 0), StrokePoint(x: 200, y: 100)]])
-        var renderer = PaperRenderer.clean
-        renderer.width = 300
-        renderer.height = 160
-        renderer.digitHeight = 100...100
+        var renderer = cleanRenderer(width: 300, height: 160)
         renderer.keepsInkMask = true
         var rng = SplitMix64(seed: 1)
         let image = try renderer.render(drawing, strokeDigit: [5, 2], rng: &rng)
@@ -136,10 +142,7 @@ final class PaperRendererTests: XCTestCase {
         // A bar 100 pixels long, pen 4 pixels wide: upright its box is about 4 × 104 pixels;
         // turned 10° it is about 100 sin 10° + 4 = 21.4 wide and 100 cos 10° + 4 = 102.5 high.
         let bar = Drawing(strokes: [[StrokePoint(x: 0, y: 0), StrokePoint(x: 0, y: 100)]])
-        var renderer = PaperRenderer.clean
-        renderer.width = 240
-        renderer.height = 240
-        renderer.digitHeight = 100...100
+        var renderer = cleanRenderer(width: 240, height: 240)
         renderer.penWidth = 0.04...0.04
         renderer.keepsInkMask = true
         var rng = SplitMix64(seed: 2)
@@ -164,10 +167,7 @@ final class PaperRendererTests: XCTestCase {
         // A plus 100 pixels across in the middle of a 200 × 200 image: strokes along x = 100 and y = 100.
         let plus = Drawing(strokes: [[StrokePoint(x: 0, y: 50), StrokePoint(x: 100, y: 50)],
                                      [StrokePoint(x: 50, y: 0), StrokePoint(x: 50, y: 100)]])
-        var renderer = PaperRenderer.clean
-        renderer.width = 200
-        renderer.height = 200
-        renderer.digitHeight = 100...100
+        var renderer = cleanRenderer(width: 200, height: 200)
         renderer.penWidth = 0.06...0.06
         renderer.colour = false
         var rng = SplitMix64(seed: 3)

@@ -2,16 +2,8 @@ import DigitKit
 import Foundation
 import XCTest
 
-/// Scratch folders and small inputs for the robustness tests.
+/// Small inputs for the robustness tests.
 public enum RobustnessFixtures {
-    /// A fresh empty folder, removed when the test ends.
-    public static func scratch(_ test: XCTestCase) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("digits-robust-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-        return url
-    }
-
     /// A small valid weight file: flatten and one linear layer 784 → 10 with seeded weights.
     public static func tinyModel() -> ModelFile {
         var rng = SplitMix64(seed: 42)

@@ -107,60 +107,67 @@ public struct BenchReport: Sendable {
 
     /// One JSON object; figures that were not measured are left out.
     public var json: String {
-        var fields: [String] = []
-        func add(_ key: String, _ value: Double?, _ decimals: Int) {
-            guard let value, value.isFinite else { return }
-            fields.append("\"\(key)\":" + String(format: "%.\(decimals)f", value))
-        }
-        for t in throughput { add(t.key, t.imagesPerSecond, 0) }
-        for t in throughput { add(t.cpuKey, t.cpuMicrosecondsPerImage, 2) }
-        add("e2e_us_p50", endToEndP50, 2)
-        add("e2e_us_p99", endToEndP99, 2)
-        add("raster_us_per_digit", rasterMicroseconds, 3)
-        add("cold_start_ms", coldStartMilliseconds, 2)
-        add("e2e_us_slowest_drawing_p50", endToEndSlowestDrawing?.p50, 2)
-        add("e2e_cpu_us_p50", endToEndCPUP50, 2)
-        add("e2e_cpu_us_p99", endToEndCPUP99, 2)
-        for stage in endToEndStages {
-            add("e2e_\(stage.stage)_cpu_us_p50", stage.p50, 2)
-            add("e2e_\(stage.stage)_cpu_us_p99", stage.p99, 2)
-        }
-        if let noise {
-            add("noise_interruptions_per_s", noise.perSecond, 1)
-            add("noise_time_lost_pct", 100 * noise.fractionLost, 3)
-            add("noise_gap_us_p50", noise.gapP50, 2)
-            add("noise_gap_us_p90", noise.gapP90, 2)
-            add("noise_gap_us_max", noise.gapMax, 2)
-            add("noise_cpu_clock_pct", noise.cpuClockShare.map { 100 * $0 }, 3)
-            if let p50 = endToEndP50 { add("noise_e2e_hit_pct", 100 * noise.hitProbability(microseconds: p50), 2) }
-        }
-        add("raster_cpu_us_per_digit", rasterCPUMicroseconds, 3)
-        add("cold_start_cpu_ms", coldStartCPUMilliseconds, 2)
-        add("recognize_peak_rss_mb", recognizePeakMegabytes, 1)
-        if recognizePeakMegabytes != nil, recognizePeakIsUpperBound { fields.append("\"recognize_peak_rss_is_upper_bound\":true") }
-        for (key, value) in reading.fields { add(key, value, 2) }
-        add("train_img_per_s", trainImagesPerSecond, 0)
-        add("train_cpu_us_per_img", trainCPUMicrosecondsPerImage, 1)
-        if trainImagesPerSecond != nil { fields.append("\"train_threads\":\(trainThreads)") }
-        add("peak_gflops_per_core", peakGflops, 1)
-        fields.append("\"multiply_adds_per_image\":\(multiplyAdds)")
-        if !layers.isEmpty {
-            let items = layers.map {
-                "{\"op\":\(JSONText.quote($0.name)),\"multiply_adds\":\($0.multiplyAdds),\"us\":"
-                    + String(format: "%.3f", $0.microseconds) + ",\"gflops\":" + String(format: "%.2f", $0.gflops) + "}"
+        var writer = JSONWriter()
+        writer.object { o in
+            func add(_ key: String, _ value: Double?, _ decimals: Int) {
+                guard let value, value.isFinite else { return }
+                o.member(key, number: String(format: "%.\(decimals)f", value))
             }
-            fields.append("\"layers\":[" + items.joined(separator: ",") + "]")
+            for t in throughput { add(t.key, t.imagesPerSecond, 0) }
+            for t in throughput { add(t.cpuKey, t.cpuMicrosecondsPerImage, 2) }
+            add("e2e_us_p50", endToEndP50, 2)
+            add("e2e_us_p99", endToEndP99, 2)
+            add("raster_us_per_digit", rasterMicroseconds, 3)
+            add("cold_start_ms", coldStartMilliseconds, 2)
+            add("e2e_us_slowest_drawing_p50", endToEndSlowestDrawing?.p50, 2)
+            add("e2e_cpu_us_p50", endToEndCPUP50, 2)
+            add("e2e_cpu_us_p99", endToEndCPUP99, 2)
+            for stage in endToEndStages {
+                add("e2e_\(stage.stage)_cpu_us_p50", stage.p50, 2)
+                add("e2e_\(stage.stage)_cpu_us_p99", stage.p99, 2)
+            }
+            if let noise {
+                add("noise_interruptions_per_s", noise.perSecond, 1)
+                add("noise_time_lost_pct", 100 * noise.fractionLost, 3)
+                add("noise_gap_us_p50", noise.gapP50, 2)
+                add("noise_gap_us_p90", noise.gapP90, 2)
+                add("noise_gap_us_max", noise.gapMax, 2)
+                add("noise_cpu_clock_pct", noise.cpuClockShare.map { 100 * $0 }, 3)
+                if let p50 = endToEndP50 { add("noise_e2e_hit_pct", 100 * noise.hitProbability(microseconds: p50), 2) }
+            }
+            add("raster_cpu_us_per_digit", rasterCPUMicroseconds, 3)
+            add("cold_start_cpu_ms", coldStartCPUMilliseconds, 2)
+            add("recognize_peak_rss_mb", recognizePeakMegabytes, 1)
+            if recognizePeakMegabytes != nil, recognizePeakIsUpperBound { o.member("recognize_peak_rss_is_upper_bound", true) }
+            for (key, value) in reading.fields { add(key, value, 2) }
+            add("train_img_per_s", trainImagesPerSecond, 0)
+            add("train_cpu_us_per_img", trainCPUMicrosecondsPerImage, 1)
+            if trainImagesPerSecond != nil { o.member("train_threads", trainThreads) }
+            add("peak_gflops_per_core", peakGflops, 1)
+            o.member("multiply_adds_per_image", multiplyAdds)
+            if !layers.isEmpty {
+                o.member("layers", array: { list in
+                    for layer in layers {
+                        list.object {
+                            $0.member("op", layer.name)
+                            $0.member("multiply_adds", layer.multiplyAdds)
+                            $0.member("us", number: String(format: "%.3f", layer.microseconds))
+                            $0.member("gflops", number: String(format: "%.2f", layer.gflops))
+                        }
+                    }
+                })
+            }
+            add("load_average_before", loadBefore, 2)
+            add("load_average_after", loadAfter, 2)
+            o.member("threads", threads)
+            o.member("runs", runs)
+            o.member("cpu", cpu)
+            o.member("build", buildMode)
+            o.member("fast_path", fastPath)
+            o.member("kernels", kernels)
+            o.member("weights", weights)
         }
-        add("load_average_before", loadBefore, 2)
-        add("load_average_after", loadAfter, 2)
-        fields.append("\"threads\":\(threads)")
-        fields.append("\"runs\":\(runs)")
-        fields.append("\"cpu\":\(JSONText.quote(cpu))")
-        fields.append("\"build\":\(JSONText.quote(buildMode))")
-        fields.append("\"fast_path\":\(fastPath)")
-        fields.append("\"kernels\":\(JSONText.quote(kernels))")
-        fields.append("\"weights\":\(JSONText.quote(weights))")
-        return "{" + fields.joined(separator: ",") + "}"
+        return writer.text
     }
 
     /// The human-readable table.

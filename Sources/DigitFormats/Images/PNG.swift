@@ -444,6 +444,31 @@ private struct PNGConverter {
         header.bitDepth == 8 ? Int(row[column]) : packed(row, column, depth: header.bitDepth)
     }
 
+    /// Pixel `i` of a row of colour type 2 (RGB), 4 (grey and alpha) or 6 (RGBA) as 8-bit samples
+    /// (16-bit ones rounded), alpha 255 where the type has none; nil for an RGB pixel that matches
+    /// the tRNS key, which is transparent (white). `convert` and `convertRGB` share it.
+    @inline(__always) private func colour(_ row: UnsafePointer<UInt8>, _ i: Int) -> (r: Int, g: Int, b: Int, a: Int)? {
+        let wide = header.bitDepth == 16
+        @inline(__always) func sample(_ k: Int, of n: Int) -> Int {
+            wide ? Pixel.reduce16(Int(row[2 * (n * i + k)]) << 8 | Int(row[2 * (n * i + k) + 1])) : Int(row[n * i + k])
+        }
+        switch header.colorType {
+        case 2:
+            if let key {
+                let p = row + (wide ? 6 : 3) * i
+                let raw = wide ? (Int(p[0]) << 8 | Int(p[1]), Int(p[2]) << 8 | Int(p[3]), Int(p[4]) << 8 | Int(p[5]))
+                    : (Int(p[0]), Int(p[1]), Int(p[2]))
+                if key == raw { return nil }
+            }
+            return (sample(0, of: 3), sample(1, of: 3), sample(2, of: 3), 255)
+        case 4:
+            let y = sample(0, of: 2)
+            return (y, y, y, sample(1, of: 2))
+        default:
+            return (sample(0, of: 4), sample(1, of: 4), sample(2, of: 4), sample(3, of: 4))
+        }
+    }
+
     /// Writes `count` RGB pixels (3 bytes) to `out`, `out + step`, …, after `convert` checked the row.
     func convertRGB(_ row: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<UInt8>, step: Int) {
         let d = header.bitDepth
@@ -469,45 +494,13 @@ private struct PNGConverter {
                 guard index + 2 < rgbTable.count else { continue }
                 put(i, Int(rgbTable[index]), Int(rgbTable[index + 1]), Int(rgbTable[index + 2]))
             }
-        case 2:
+        default:
             for i in 0..<count {
-                var r, g, b: Int
-                if d == 8 {
-                    (r, g, b) = (Int(row[3 * i]), Int(row[3 * i + 1]), Int(row[3 * i + 2]))
-                } else {
-                    let p = row + 6 * i
-                    (r, g, b) = (Int(p[0]) << 8 | Int(p[1]), Int(p[2]) << 8 | Int(p[3]), Int(p[4]) << 8 | Int(p[5]))
-                }
-                if let key, key == (r, g, b) {
+                guard let c = colour(row, i) else {
                     put(i, 255, 255, 255)
                     continue
                 }
-                if d == 16 { (r, g, b) = (Pixel.reduce16(r), Pixel.reduce16(g), Pixel.reduce16(b)) }
-                put(i, r, g, b)
-            }
-        case 4:
-            for i in 0..<count {
-                let y, a: Int
-                if d == 8 {
-                    (y, a) = (Int(row[2 * i]), Int(row[2 * i + 1]))
-                } else {
-                    let p = row + 4 * i
-                    (y, a) = (Pixel.reduce16(Int(p[0]) << 8 | Int(p[1])), Pixel.reduce16(Int(p[2]) << 8 | Int(p[3])))
-                }
-                put(i, y, y, y, alpha: a)
-            }
-        default:
-            for i in 0..<count {
-                let r, g, b, a: Int
-                if d == 8 {
-                    let p = row + 4 * i
-                    (r, g, b, a) = (Int(p[0]), Int(p[1]), Int(p[2]), Int(p[3]))
-                } else {
-                    let p = row + 8 * i
-                    (r, g, b, a) = (Pixel.reduce16(Int(p[0]) << 8 | Int(p[1])), Pixel.reduce16(Int(p[2]) << 8 | Int(p[3])),
-                                    Pixel.reduce16(Int(p[4]) << 8 | Int(p[5])), Pixel.reduce16(Int(p[6]) << 8 | Int(p[7])))
-                }
-                put(i, r, g, b, alpha: a)
+                put(i, c.r, c.g, c.b, alpha: c.a)
             }
         }
     }
@@ -539,45 +532,14 @@ private struct PNGConverter {
                 }
                 return nil
             }
-        case 2:
+        default:
+            // Grey and alpha too: the luminance of (y, y, y) is y.
             for i in 0..<count {
-                var r, g, b: Int
-                if d == 8 {
-                    (r, g, b) = (Int(row[3 * i]), Int(row[3 * i + 1]), Int(row[3 * i + 2]))
-                } else {
-                    let p = row + 6 * i
-                    (r, g, b) = (Int(p[0]) << 8 | Int(p[1]), Int(p[2]) << 8 | Int(p[3]), Int(p[4]) << 8 | Int(p[5]))
-                }
-                if let key, key == (r, g, b) {
+                guard let c = colour(row, i) else {
                     out[i * step] = 255
                     continue
                 }
-                if d == 16 { (r, g, b) = (Pixel.reduce16(r), Pixel.reduce16(g), Pixel.reduce16(b)) }
-                out[i * step] = UInt8(Pixel.luminance(r, g, b))
-            }
-        case 4:
-            for i in 0..<count {
-                let y, a: Int
-                if d == 8 {
-                    (y, a) = (Int(row[2 * i]), Int(row[2 * i + 1]))
-                } else {
-                    let p = row + 4 * i
-                    (y, a) = (Pixel.reduce16(Int(p[0]) << 8 | Int(p[1])), Pixel.reduce16(Int(p[2]) << 8 | Int(p[3])))
-                }
-                out[i * step] = UInt8(Pixel.overWhite(y, alpha: a))
-            }
-        default:
-            for i in 0..<count {
-                let r, g, b, a: Int
-                if d == 8 {
-                    let p = row + 4 * i
-                    (r, g, b, a) = (Int(p[0]), Int(p[1]), Int(p[2]), Int(p[3]))
-                } else {
-                    let p = row + 8 * i
-                    (r, g, b, a) = (Pixel.reduce16(Int(p[0]) << 8 | Int(p[1])), Pixel.reduce16(Int(p[2]) << 8 | Int(p[3])),
-                                    Pixel.reduce16(Int(p[4]) << 8 | Int(p[5])), Pixel.reduce16(Int(p[6]) << 8 | Int(p[7])))
-                }
-                out[i * step] = UInt8(Pixel.overWhite(Pixel.luminance(r, g, b), alpha: a))
+                out[i * step] = UInt8(Pixel.overWhite(Pixel.luminance(c.r, c.g, c.b), alpha: c.a))
             }
         }
         return nil

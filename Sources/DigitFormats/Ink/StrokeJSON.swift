@@ -344,50 +344,37 @@ public enum StrokeJSON {
 
     /// Like `encode(_:extra:)`, with extra fields of any JSON type (such as `"writer": 12`).
     public static func encode(_ drawing: Drawing, fields: [JSONMember]) -> String {
-        var out = "{"
-        var first = true
-        func key(_ name: String) {
-            if !first { out += "," }
-            first = false
-            JSONValue.writeString(name, to: &out)
-            out += ":"
-        }
-        if let label = drawing.label {
-            key("label")
-            JSONValue.writeString(label, to: &out)
-        }
-        var seen: Set<String> = ["label", "canvas", "strokes"]
-        for field in fields where seen.insert(field.key).inserted {
-            key(field.key)
-            field.value.write(to: &out)
-        }
-        if drawing.canvasWidth != nil || drawing.canvasHeight != nil {
-            key("canvas")
-            out += "{"
-            if let w = drawing.canvasWidth { out += "\"width\":" + format(w) }
-            if let h = drawing.canvasHeight { out += (drawing.canvasWidth == nil ? "" : ",") + "\"height\":" + format(h) }
-            out += "}"
-        }
-        key("strokes")
-        out += "["
-        for (s, stroke) in drawing.strokes.enumerated() {
-            if s > 0 { out += "," }
-            out += "["
-            for (i, point) in stroke.enumerated() {
-                if i > 0 { out += "," }
-                if point.t == nil && point.p == nil {
-                    out += "[" + format(point.x) + "," + format(point.y) + "]"
-                } else {
-                    out += "{\"x\":" + format(point.x) + ",\"y\":" + format(point.y)
-                    if let t = point.t { out += ",\"t\":" + format(t) }
-                    if let p = point.p { out += ",\"p\":" + format(p) }
-                    out += "}"
-                }
+        var writer = JSONWriter()
+        writer.object { o in
+            if let label = drawing.label { o.member("label", label) }
+            var seen: Set<String> = ["label", "canvas", "strokes"]
+            for field in fields where seen.insert(field.key).inserted { o.member(field.key, field.value) }
+            if drawing.canvasWidth != nil || drawing.canvasHeight != nil {
+                o.member("canvas", object: { c in
+                    if let w = drawing.canvasWidth { c.member("width", number: format(w)) }
+                    if let h = drawing.canvasHeight { c.member("height", number: format(h)) }
+                })
             }
-            out += "]"
+            o.member("strokes", array: { strokes in
+                for stroke in drawing.strokes {
+                    strokes.array { points in
+                        for point in stroke {
+                            if point.t == nil && point.p == nil {
+                                points.array { $0.number(text: format(point.x)); $0.number(text: format(point.y)) }
+                            } else {
+                                points.object { p in
+                                    p.member("x", number: format(point.x))
+                                    p.member("y", number: format(point.y))
+                                    if let t = point.t { p.member("t", number: format(t)) }
+                                    if let v = point.p { p.member("p", number: format(v)) }
+                                }
+                            }
+                        }
+                    }
+                }
+            })
         }
-        out += "]}"
-        return out
+        return writer.text
     }
 
     /// Shortest text that reads back to the same Float: `12`, `30.5`, `1e+07`, `-0.016`.

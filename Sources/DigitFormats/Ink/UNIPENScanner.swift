@@ -440,29 +440,30 @@ struct UNIPENScanner {
             negative = bytes[i] == UInt8(ascii: "-")
             i += 1
         }
-        var whole = 0
-        var wholeDigits = 0
-        while i < range.upperBound, bytes[i] &- UInt8(ascii: "0") < 10 {
-            guard wholeDigits < 12 else { return nil }
-            whole = whole * 10 + Int(bytes[i] &- UInt8(ascii: "0"))
-            wholeDigits += 1
-            i += 1
-        }
+        guard let (whole, wholeDigits) = digits(bytes, &i, range.upperBound) else { return nil }
         var value = Double(whole)
         var fractionDigits = 0
         if i < range.upperBound, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            var fraction = 0
-            while i < range.upperBound, bytes[i] &- UInt8(ascii: "0") < 10 {
-                guard fractionDigits < 12 else { return nil }
-                fraction = fraction * 10 + Int(bytes[i] &- UInt8(ascii: "0"))
-                fractionDigits += 1
-                i += 1
-            }
+            guard let (fraction, count) = digits(bytes, &i, range.upperBound) else { return nil }
+            fractionDigits = count
             if fractionDigits > 0 { value += Double(fraction) / pow(10, Double(fractionDigits)) }
         }
         guard i == range.upperBound, wholeDigits + fractionDigits > 0 else { return nil }
         return negative ? -value : value
+    }
+
+    /// The run of decimal digits at `i` (moving `i` past it): its value and length; nil when it
+    /// is longer than 12 digits.
+    private func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int) -> (value: Int, count: Int)? {
+        var value = 0, count = 0
+        while i < end, bytes[i] &- UInt8(ascii: "0") < 10 {
+            guard count < 12 else { return nil }
+            value = value * 10 + Int(bytes[i] &- UInt8(ascii: "0"))
+            count += 1
+            i += 1
+        }
+        return (value, count)
     }
 }
 

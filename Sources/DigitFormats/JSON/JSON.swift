@@ -42,34 +42,9 @@ public enum JSONValue: Equatable, Sendable {
     /// |v| < 2^53, otherwise in Swift's shortest round-trip form, so `parse(serialized())`
     /// gives back the same value. Recursive: meant for values of bounded depth, like parsed ones.
     public func serialized() -> String {
-        var out = ""
-        write(to: &out)
-        return out
-    }
-
-    func write(to out: inout String) {
-        switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let v): out += JSONValue.format(v)
-        case .string(let s): JSONValue.writeString(s, to: &out)
-        case .array(let items):
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                item.write(to: &out)
-            }
-            out += "]"
-        case .object(let members):
-            out += "{"
-            for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
-                JSONValue.writeString(member.key, to: &out)
-                out += ":"
-                member.value.write(to: &out)
-            }
-            out += "}"
-        }
+        var writer = JSONWriter()
+        writer.value(self)
+        return writer.text
     }
 
     /// A finite number as JSON text; non-finite values (which JSON cannot hold) print as `null`.
@@ -79,33 +54,6 @@ public enum JSONValue: Equatable, Sendable {
             return v == 0 ? (v.sign == .minus ? "-0" : "0") : String(Int64(v))
         }
         return v.description
-    }
-
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        var plainStart = s.utf8.startIndex
-        var index = plainStart
-        let utf8 = s.utf8
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
-                out += String(s[plainStart..<index])
-                switch byte {
-                case UInt8(ascii: "\""): out += "\\\""
-                case UInt8(ascii: "\\"): out += "\\\\"
-                case 0x0A: out += "\\n"
-                case 0x0D: out += "\\r"
-                case 0x09: out += "\\t"
-                default:
-                    let hex = String(byte, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                }
-                plainStart = utf8.index(after: index)
-            }
-            index = utf8.index(after: index)
-        }
-        out += String(s[plainStart..<utf8.endIndex])
-        out += "\""
     }
 }
 

@@ -2,9 +2,14 @@
 public enum JSONText {
     /// A JSON string literal for `s`: quotes, backslashes and control characters escaped.
     public static func quote(_ s: String) -> String {
-        var out = ""
-        JSONValue.writeString(s, to: &out)
-        return out
+        var writer = JSONWriter()
+        writer.string(s)
+        return writer.text
+    }
+
+    /// `String(format: format, v)` (such as `%.6g`) for a finite value, else `null`.
+    public static func number(_ v: Float, format: String) -> String {
+        v.isFinite ? String(format: format, v) : "null"
     }
 
     /// Shortest text that reads back as the same Float (`Float.description`), integers without `.0`.

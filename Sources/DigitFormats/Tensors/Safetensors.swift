@@ -292,43 +292,42 @@ public struct SafetensorsFile: Sendable {
     /// would exceed `maxHeaderBytes`.
     public func serialized() throws -> [UInt8] {
         let names = tensors.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        var header: [UInt8] = Array("{".utf8)
-        if !metadata.isEmpty {
-            header += Array("\"\(Self.metadataKey)\":{".utf8)
-            let keys = metadata.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (i, key) in keys.enumerated() {
-                if i > 0 { header.append(UInt8(ascii: ",")) }
-                Self.appendJSONString(key, to: &header)
-                header.append(UInt8(ascii: ":"))
-                Self.appendJSONString(metadata[key] ?? "", to: &header)
-            }
-            header.append(UInt8(ascii: "}"))
-            if !names.isEmpty { header.append(UInt8(ascii: ",")) }
-        }
+        // serde_json's escapes (\b, \f): the bytes the reference writer makes for the same content.
+        var writer = JSONWriter(controlEscapes: .short)
         var offset = 0
-        for (i, name) in names.enumerated() {
-            guard let tensor = tensors[name] else { continue }
-            let location = "tensor \(Self.quoted(name))"
-            guard name != Self.metadataKey else {
-                throw DigitError(.format, at: location, "a tensor cannot be named \(Self.metadataKey), the format reserves it")
+        try writer.object { o in
+            if !metadata.isEmpty {
+                o.member(Self.metadataKey, object: { m in
+                    for key in metadata.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                        m.member(key, metadata[key] ?? "")
+                    }
+                })
             }
-            if let bad = tensor.shape.firstIndex(where: { $0 < 0 }) {
-                throw DigitError(.format, at: location, "shape[\(bad)] is \(tensor.shape[bad]), expected a non-negative integer")
+            for name in names {
+                guard let tensor = tensors[name] else { continue }
+                let location = "tensor \(Self.quoted(name))"
+                guard name != Self.metadataKey else {
+                    throw DigitError(.format, at: location, "a tensor cannot be named \(Self.metadataKey), the format reserves it")
+                }
+                if let bad = tensor.shape.firstIndex(where: { $0 < 0 }) {
+                    throw DigitError(.format, at: location, "shape[\(bad)] is \(tensor.shape[bad]), expected a non-negative integer")
+                }
+                guard let count = Self.elementCount(tensor.shape) else {
+                    throw DigitError(.format, at: location, "shape \(tensor.shape) has too many elements (the product overflows)")
+                }
+                guard count == tensor.values.count else {
+                    throw DigitError(.format, at: location, "shape \(tensor.shape) has \(count) elements, which does not match the \(tensor.values.count) values")
+                }
+                let end = offset + 4 * count
+                o.member(name, object: { t in
+                    t.member("dtype", "F32")
+                    t.member("shape", array: { for d in tensor.shape { $0.int(d) } })
+                    t.member("data_offsets", array: { $0.int(offset); $0.int(end) })
+                })
+                offset = end
             }
-            guard let count = Self.elementCount(tensor.shape) else {
-                throw DigitError(.format, at: location, "shape \(tensor.shape) has too many elements (the product overflows)")
-            }
-            guard count == tensor.values.count else {
-                throw DigitError(.format, at: location, "shape \(tensor.shape) has \(count) elements, which does not match the \(tensor.values.count) values")
-            }
-            if i > 0 { header.append(UInt8(ascii: ",")) }
-            Self.appendJSONString(name, to: &header)
-            let shapeText = tensor.shape.map(String.init).joined(separator: ",")
-            let end = offset + 4 * count
-            header += Array(":{\"dtype\":\"F32\",\"shape\":[\(shapeText)],\"data_offsets\":[\(offset),\(end)]}".utf8)
-            offset = end
         }
-        header.append(UInt8(ascii: "}"))
+        var header = Array(writer.text.utf8)
         while header.count % 8 != 0 { header.append(UInt8(ascii: " ")) }
         guard header.count <= Self.maxHeaderBytes else {
             throw DigitError(.limit, "header would be \(header.count) bytes, more than the format's limit of \(Self.maxHeaderBytes)")
@@ -350,30 +349,6 @@ public struct SafetensorsFile: Sendable {
             }
         }
         return out
-    }
-
-    /// Appends `text` as a JSON string the way serde_json (the reference writer) does: `"` and `\`
-    /// escaped, control characters as \b \t \n \f \r or \u00xx, everything else as raw UTF-8.
-    static func appendJSONString(_ text: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for b in text.utf8 {
-            switch b {
-            case 0x22: out += [0x5C, 0x22]
-            case 0x5C: out += [0x5C, 0x5C]
-            case 0x08: out += [0x5C, UInt8(ascii: "b")]
-            case 0x09: out += [0x5C, UInt8(ascii: "t")]
-            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
-            case 0x0C: out += [0x5C, UInt8(ascii: "f")]
-            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
-            case 0x00..<0x20:
-                out += Array("\\u00".utf8)
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0xF)])
-            default: out.append(b)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }
 

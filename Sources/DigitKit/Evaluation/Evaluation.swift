@@ -83,12 +83,25 @@ public struct EvaluationReport: Sendable {
     /// One JSON object (keys in a fixed order).
     public var json: String {
         func f(_ v: Double) -> String { String(format: "%.6f", v) }
-        let conf = "[" + confusion.map { "[" + $0.map(String.init).joined(separator: ",") + "]" }.joined(separator: ",") + "]"
-        return "{\"count\":\(count),\"threshold\":\(JSONText.number(Double(threshold))),\"temperature\":\(JSONText.number(Double(temperature))),"
-            + "\"accuracy\":\(f(accuracy)),\"coverage\":\(f(coverage)),\"selective_accuracy\":\(f(selectiveAccuracy)),"
-            + "\"answered_wrong\":\(answeredWrong),\"held_back_by_not_a_digit\":\(heldBackByNotADigit),\"ece\":\(f(expectedCalibrationError)),\"nll\":\(f(negativeLogLikelihood)),"
-            + "\"precision\":[\(precision.map(f).joined(separator: ","))],\"recall\":[\(recall.map(f).joined(separator: ","))],"
-            + "\"confusion\":\(conf)}"
+        var writer = JSONWriter()
+        writer.object { o in
+            o.member("count", count)
+            o.member("threshold", .number(Double(threshold)))
+            o.member("temperature", .number(Double(temperature)))
+            o.member("accuracy", number: f(accuracy))
+            o.member("coverage", number: f(coverage))
+            o.member("selective_accuracy", number: f(selectiveAccuracy))
+            o.member("answered_wrong", answeredWrong)
+            o.member("held_back_by_not_a_digit", heldBackByNotADigit)
+            o.member("ece", number: f(expectedCalibrationError))
+            o.member("nll", number: f(negativeLogLikelihood))
+            o.member("precision", array: { for v in precision { $0.number(text: f(v)) } })
+            o.member("recall", array: { for v in recall { $0.number(text: f(v)) } })
+            o.member("confusion", array: { rows in
+                for row in confusion { rows.array { for n in row { $0.int(n) } } }
+            })
+        }
+        return writer.text
     }
 
     /// The human-readable report: headline figures, per-class table, confusion matrix.

@@ -93,17 +93,8 @@ struct InkRegion {
     /// Places `small` in 28×28 with its centre of mass at (14, 14), shifted by a sub-pixel amount
     /// with bilinear interpolation.
     static func centre(_ small: [Float], width ow: Int, height oh: Int, into out: UnsafeMutableBufferPointer<Float>) {
-        var mass: Float = 0, mx: Float = 0, my: Float = 0
-        for y in 0..<oh {
-            for x in 0..<ow {
-                let v = small[y * ow + x]
-                mass += v
-                mx += v * Float(x)
-                my += v * Float(y)
-            }
-        }
-        guard mass > 0 else { return }
-        let offsetX: Float = 14 - mx / mass, offsetY: Float = 14 - my / mass
+        guard let mass = Rasterizer.centerOfMass(small, width: ow, height: oh) else { return }
+        let offsetX: Float = 14 - mass.x, offsetY: Float = 14 - mass.y
         func at(_ x: Int, _ y: Int) -> Float { x >= 0 && y >= 0 && x < ow && y < oh ? small[y * ow + x] : 0 }
         for v in 0..<28 {
             for u in 0..<28 {

@@ -13,7 +13,9 @@ public protocol Layer: Sendable, CustomStringConvertible {
     /// Reads the layer from its entry in a weight file (never called for kinds without a type name).
     init(entry: LayerEntry) throws
 
-    /// The entry's keys after `"type"`, in a fixed order (nil for training-only layers).
+    /// The entry's keys after `"type"`, in a fixed order, each with its value as JSON text
+    /// (`JSONText.quote` for a string; a number's own text, which the file keeps as it was written);
+    /// nil for training-only layers.
     var entryFields: [(key: String, value: String)]? { get }
 
     /// The activation this layer makes from `input`; throws a message (the caller adds the file and
@@ -44,7 +46,12 @@ extension Layer {
     /// The JSON object of the layer's entry: `{"type":"conv2d","weight":"conv1.weight",…}`.
     public var entryJSON: String? {
         guard let type = Self.typeName, let fields = entryFields else { return nil }
-        return "{\"type\":\(JSONText.quote(type))" + fields.map { ",\(JSONText.quote($0.key)):\($0.value)" }.joined() + "}"
+        var writer = JSONWriter()
+        writer.object { o in
+            o.member("type", type)
+            for field in fields { o.member(field.key, json: field.value) }
+        }
+        return writer.text
     }
 }
 

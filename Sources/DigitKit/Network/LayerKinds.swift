@@ -35,6 +35,8 @@ public enum LayerKinds {
 
     /// The `layers` metadata of a network: every layer that has a weight-file entry.
     public static func json(_ layers: [any Layer]) -> String {
-        "[" + layers.compactMap(\.entryJSON).joined(separator: ",") + "]"
+        var writer = JSONWriter()
+        writer.array { for entry in layers.compactMap(\.entryJSON) { $0.json(entry) } }
+        return writer.text
     }
 }

@@ -159,10 +159,15 @@ public struct Rasterizer: Sendable {
     /// when the image is blank.
     public static func centerOfMass(_ image: [Float]) -> (x: Float, y: Float)? {
         guard image.count >= size * size else { return nil }
+        return centerOfMass(image, width: size, height: size)
+    }
+
+    /// Σ v·(i, j) / Σ v of a row-major `width` × `height` image, or nil when it is blank.
+    static func centerOfMass(_ image: [Float], width: Int, height: Int) -> (x: Float, y: Float)? {
         var total: Float = 0, sumX: Float = 0, sumY: Float = 0
-        for row in 0..<size {
-            for column in 0..<size {
-                let v = image[row * size + column]
+        for row in 0..<height {
+            for column in 0..<width {
+                let v = image[row * width + column]
                 total += v
                 sumX += v * Float(column)
                 sumY += v * Float(row)

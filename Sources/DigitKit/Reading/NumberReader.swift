@@ -465,26 +465,40 @@ extension NumberReading {
     /// reading's and `top` empty. An empty drawing adds `"empty":true`; a reading of several lines
     /// gives each digit its `"line"` (0 for the top one).
     public func jsonLine(source: String, index: Int, label: String?) -> String {
-        func p(_ v: Float) -> String { v.isFinite ? String(format: "%.6g", v) : "null" }
-        func top(_ t: [(digit: Int, probability: Float)]) -> String { "[" + t.map { "[\($0.digit),\(p($0.probability))]" }.joined(separator: ",") + "]" }
-        let single = digits.count == 1 ? digits[0] : nil
-        var s = "{\"source\":\(JSONText.quote(source)),\"index\":\(index),\"text\":\(JSONText.quote(text)),"
-        s += "\"digit\":\(single?.digit.map(String.init) ?? "null"),\"confidence\":\(p(single?.confidence ?? confidence)),"
-        s += "\"top\":\(top(single?.top ?? [])),\"digits\":["
-        let lineOf = lineStarts.isEmpty ? [] : lines.enumerated().flatMap { k, range in range.map { _ in k } }
-        s += digits.enumerated().map { i, d in
-            "{\"digit\":\(d.digit.map(String.init) ?? "null"),\"confidence\":\(p(d.confidence)),\"top\":\(top(d.top)),"
-                + "\"box\":[\(p(d.box.x0)),\(p(d.box.y0)),\(p(d.box.x1)),\(p(d.box.y1))],"
-                + "\"strokes\":[\(d.strokes.map(String.init).joined(separator: ","))]"
-                + (d.notADigit > 0 ? ",\"not_a_digit\":\(p(d.notADigit))" : "")
-                + (d.isCutByFrame ? ",\"cut_by_frame\":true" : "") + (lineOf.isEmpty ? "" : ",\"line\":\(lineOf[i])") + "}"
-        }.joined(separator: ",") + "]"
-        if !marks.isEmpty {
-            s += ",\"marks\":[" + marks.map { "[\(p($0.x0)),\(p($0.y0)),\(p($0.x1)),\(p($0.y1))]" }.joined(separator: ",") + "]"
+        let p = Recognition.probability
+        func box(_ b: InkBox, to w: inout JSONWriter) {
+            w.array { for v in [b.x0, b.y0, b.x1, b.y1] { $0.number(text: p(v)) } }
         }
-        if let label { s += ",\"label\":\(JSONText.quote(label))" }
-        if isEmpty { s += ",\"empty\":true" }
-        return s + "}"
+        let single = digits.count == 1 ? digits[0] : nil
+        let lineOf = lineStarts.isEmpty ? [] : lines.enumerated().flatMap { k, range in range.map { _ in k } }
+        var writer = JSONWriter()
+        writer.object { o in
+            o.member("source", source)
+            o.member("index", index)
+            o.member("text", text)
+            o.member("digit", single?.digit)
+            o.member("confidence", number: p(single?.confidence ?? confidence))
+            o.member("top", array: { Recognition.write(single?.top ?? [], to: &$0) })
+            o.member("digits", array: { list in
+                for (i, d) in digits.enumerated() {
+                    list.object { o in
+                        o.member("digit", d.digit)
+                        o.member("confidence", number: p(d.confidence))
+                        o.member("top", array: { Recognition.write(d.top, to: &$0) })
+                        o.key("box")
+                        box(d.box, to: &o)
+                        o.member("strokes", array: { for k in d.strokes { $0.int(k) } })
+                        if d.notADigit > 0 { o.member("not_a_digit", number: p(d.notADigit)) }
+                        if d.isCutByFrame { o.member("cut_by_frame", true) }
+                        if !lineOf.isEmpty { o.member("line", lineOf[i]) }
+                    }
+                }
+            })
+            if !marks.isEmpty { o.member("marks", array: { for m in marks { box(m, to: &$0) } }) }
+            if let label { o.member("label", label) }
+            if isEmpty { o.member("empty", true) }
+        }
+        return writer.text
     }
 
     /// The answer in words: `2026  99.1%`, or `20?6` with the doubtful digits' candidates, or

@@ -22,6 +22,11 @@ public struct InkBox: Equatable, Sendable, CustomStringConvertible {
     public func union(_ other: InkBox) -> InkBox {
         InkBox(x0: min(x0, other.x0), y0: min(y0, other.y0), x1: max(x1, other.x1), y1: max(y1, other.y1))
     }
+
+    /// True when (x, y) is inside the box grown by `margin` on every side (edges included).
+    public func contains(_ x: Float, _ y: Float, margin: Float = 0) -> Bool {
+        x >= x0 - margin && x <= x1 + margin && y >= y0 - margin && y <= y1 + margin
+    }
 }
 
 /// A piece of ink the number reader groups into digits: a whole stroke, or a part of a stroke that

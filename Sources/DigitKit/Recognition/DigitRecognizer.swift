@@ -33,13 +33,26 @@ public struct Recognition: Sendable {
     /// `{"source":"a.jsonl","index":0,"digit":7,"confidence":0.993,"top":[[7,0.993],[1,0.004],[9,0.002]],"label":"7"}`.
     /// `digit` is null below the threshold; an empty drawing adds `"empty":true`.
     public func jsonLine(source: String, index: Int, label: String?) -> String {
-        // A broken model can produce NaN; JSON has no NaN, so it is written as null.
-        func p(_ v: Float) -> String { v.isFinite ? String(format: "%.6g", v) : "null" }
-        var s = "{\"source\":\(JSONText.quote(source)),\"index\":\(index),\"digit\":\(digit.map(String.init) ?? "null"),"
-        s += "\"confidence\":\(p(confidence)),\"top\":[" + top.map { "[\($0.digit),\(p($0.probability))]" }.joined(separator: ",") + "]"
-        if let label { s += ",\"label\":\(JSONText.quote(label))" }
-        if isEmpty { s += ",\"empty\":true" }
-        return s + "}"
+        var writer = JSONWriter()
+        writer.object { o in
+            o.member("source", source)
+            o.member("index", index)
+            o.member("digit", digit)
+            o.member("confidence", number: Self.probability(confidence))
+            o.member("top", array: { Self.write(top, to: &$0) })
+            if let label { o.member("label", label) }
+            if isEmpty { o.member("empty", true) }
+        }
+        return writer.text
+    }
+
+    /// A probability in `--json` lines: six significant digits. A broken model can produce NaN;
+    /// JSON has no NaN, so it is written as null.
+    static func probability(_ v: Float) -> String { JSONText.number(v, format: "%.6g") }
+
+    /// Candidates as `[[digit, probability], …]` elements of an array.
+    static func write(_ top: [(digit: Int, probability: Float)], to w: inout JSONWriter) {
+        for t in top { w.array { $0.int(t.digit); $0.number(text: probability(t.probability)) } }
     }
 }
 

@@ -80,12 +80,18 @@ struct PaperNoise {
     func value(x: Int, y: Int) -> Float {
         let fx = Float(x) + 0.5, fy = Float(y) + 0.5
         let u = fx * ux + fy * uy - Float(originU), v = fx * vx + fy * vy - Float(originV)
+        return lattice.withUnsafeBufferPointer { Self.interpolate($0, columns: columns, u, v) }
+    }
+
+    /// The smoothstep interpolation of the lattice at (u, v) in lattice units.
+    @inline(__always)
+    static func interpolate(_ grid: UnsafeBufferPointer<Float>, columns: Int, _ u: Float, _ v: Float) -> Float {
         let iu = Int(u), iv = Int(v)
         let fu = u - Float(iu), fv = v - Float(iv)
         let su = fu * fu * (3 - 2 * fu), sv = fv * fv * (3 - 2 * fv)
         let k = iv * columns + iu
-        let top = lattice[k] + (lattice[k + 1] - lattice[k]) * su
-        let bottom = lattice[k + columns] + (lattice[k + columns + 1] - lattice[k + columns]) * su
+        let top = grid[k] + (grid[k + 1] - grid[k]) * su
+        let bottom = grid[k + columns] + (grid[k + columns + 1] - grid[k + columns]) * su
         return top + (bottom - top) * sv
     }
 
@@ -101,13 +107,7 @@ struct PaperNoise {
                     var v = 0.5 * vx + fy * vy - Float(originV)
                     let row = y * width
                     for x in 0..<width {
-                        let iu = Int(u), iv = Int(v)
-                        let fu = u - Float(iu), fv = v - Float(iv)
-                        let su = fu * fu * (3 - 2 * fu), sv = fv * fv * (3 - 2 * fv)
-                        let k = iv * columns + iu
-                        let top = grid[k] + (grid[k + 1] - grid[k]) * su
-                        let bottom = grid[k + columns] + (grid[k + columns + 1] - grid[k + columns]) * su
-                        out[row + x] += weight * (top + (bottom - top) * sv)
+                        out[row + x] += weight * Self.interpolate(grid, columns: columns, u, v)
                         u += ux
                         v += vx
                     }

@@ -84,11 +84,8 @@ public final class LineTrainer {
                 seen += n
                 network.backward(dLogits, ctx)
                 step(learningRate: lr)
-                let elapsed = Date().timeIntervalSince(epochStart)
-                let rate = Double(seen) / max(elapsed, 1e-9)
-                let remaining = Double((options.epochs - epoch - 1) * batches * n + (batches - b - 1) * n) / rate
-                report(.batch(epoch: epoch + 1, batch: b + 1, batches: batches, loss: Float(lossSum / Double(seen)),
-                              accuracy: 0, imagesPerSecond: rate, etaSeconds: remaining))
+                report(.batch(epoch: epoch, of: options.epochs, batch: b, of: batches, batchSize: n, seen: seen, since: epochStart,
+                              loss: Float(lossSum / Double(seen)), accuracy: 0))
             }
             let trainSeconds = Date().timeIntervalSince(epochStart)
             let (vLoss, vExact) = try evaluateValidation()

@@ -53,6 +53,18 @@ public enum TrainingEvent: Sendable {
     case batch(epoch: Int, batch: Int, batches: Int, loss: Float, accuracy: Float, imagesPerSecond: Double, etaSeconds: Double)
     case epoch(EpochSummary)
     case resumed(fromEpoch: Int)
+
+    /// The event after batch `batch` (0-based) of `epoch` (0-based) of `epochs`, `batches` batches
+    /// of `batchSize` an epoch: `seen` images since `epochStart`, their rate, and the time the
+    /// rest of the run takes at that rate.
+    static func batch(epoch: Int, of epochs: Int, batch: Int, of batches: Int, batchSize n: Int, seen: Int, since epochStart: Date,
+                      loss: Float, accuracy: Float) -> TrainingEvent {
+        let elapsed = Date().timeIntervalSince(epochStart)
+        let rate = Double(seen) / max(elapsed, 1e-9)
+        let remaining = Double((epochs - epoch - 1) * batches * n + (batches - batch - 1) * n) / rate
+        return .batch(epoch: epoch + 1, batch: batch + 1, batches: batches, loss: loss, accuracy: accuracy,
+                      imagesPerSecond: rate, etaSeconds: remaining)
+    }
 }
 
 public struct EpochSummary: Sendable {
@@ -150,11 +162,8 @@ public final class Trainer {
                 for k in 0..<n where labels[k] >= 0 { digitsSeen += 1 }
                 network.backward(dLogits, ctx)
                 step(learningRate: lr)
-                let elapsed = Date().timeIntervalSince(epochStart)
-                let rate = Double(seen) / max(elapsed, 1e-9)
-                let remaining = Double((options.epochs - epoch - 1) * batches * n + (batches - b - 1) * n) / rate
-                report(.batch(epoch: epoch + 1, batch: b + 1, batches: batches, loss: Float(lossSum / Double(seen)),
-                              accuracy: Float(correct) / Float(max(digitsSeen, 1)), imagesPerSecond: rate, etaSeconds: remaining))
+                report(.batch(epoch: epoch, of: options.epochs, batch: b, of: batches, batchSize: n, seen: seen, since: epochStart,
+                              loss: Float(lossSum / Double(seen)), accuracy: Float(correct) / Float(max(digitsSeen, 1))))
             }
             let trainSeconds = Date().timeIntervalSince(epochStart)
             let (vLoss, vAcc) = try evaluateValidation()

@@ -1,3 +1,5 @@
+import DigitApp
+
 /// Frame times, summarized by nearest-rank percentiles.
 public struct FrameStats: Sendable {
     public private(set) var milliseconds: [Double] = []
@@ -11,10 +13,7 @@ public struct FrameStats: Sendable {
     /// The `p`-th percentile (0…100) by nearest rank: the smallest value with at least p % of
     /// the samples at or below it. Nil without samples.
     public func percentile(_ p: Double) -> Double? {
-        guard !milliseconds.isEmpty else { return nil }
-        let sorted = milliseconds.sorted()
-        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
+        milliseconds.isEmpty ? nil : Statistics.percentile(milliseconds, p)
     }
 
     /// `frames 412 · p50 1.21 ms · p99 3.80 ms · max 5.02 ms`, or `frames 0`.

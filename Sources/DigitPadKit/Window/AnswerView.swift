@@ -1,21 +1,7 @@
 import DigitKit
 
-/// A rectangle in canvas units (0…1 across the canvas, y downward).
-public struct CanvasBox: Equatable, Sendable {
-    public var x0: Float, y0: Float, x1: Float, y1: Float
-
-    public init(x0: Float, y0: Float, x1: Float, y1: Float) {
-        self.x0 = x0
-        self.y0 = y0
-        self.x1 = x1
-        self.y1 = y1
-    }
-
-    /// True when (u, v) is inside the box grown by `margin` on every side.
-    public func contains(_ u: Float, _ v: Float, margin: Float = 0) -> Bool {
-        u >= x0 - margin && u <= x1 + margin && v >= y0 - margin && v <= y1 + margin
-    }
-}
+/// A rectangle in canvas units (0…1 across the canvas, y downward): the reader's box type.
+public typealias CanvasBox = InkBox
 
 /// One digit of a reading as the window shows it: its answer, its probabilities, the 28×28 image
 /// the network saw and where its ink is on the canvas.

@@ -1,0 +1,28 @@
+import DigitKit
+import Foundation
+import XCTest
+
+/// The shipped model, loaded once for all the tests of a process that read with it unchanged.
+public enum TestRecognizers {
+    private static var cached: DigitRecognizer?
+    private static let lock = NSLock()
+
+    /// The recognizer with the shipped weights (`Weights/mnist-cnn.safetensors`). Shared: a test
+    /// that changes its settings makes its own.
+    public static func shipped() throws -> DigitRecognizer {
+        lock.lock()
+        defer { lock.unlock() }
+        if let r = cached { return r }
+        let r = try DigitRecognizer(weightsPath: TestPaths.weights.path)
+        cached = r
+        return r
+    }
+}
+
+extension TestPaths {
+    /// The fixture drawing of `digit` (`Fixtures/strokes/digit-D-VARIANT.json`).
+    public static func digitDrawing(_ digit: Int, _ variant: String = "a") throws -> Drawing {
+        let path = fixtures.appendingPathComponent("strokes/digit-\(digit)-\(variant).json").path
+        return try XCTUnwrap(try DrawingLoader.load(path).first).result.get()
+    }
+}

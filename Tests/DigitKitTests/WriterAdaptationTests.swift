@@ -13,7 +13,7 @@ final class WriterAdaptationTests: XCTestCase {
     }
 
     func testProfile_WritesAndReadsBackTheSame() throws {
-        let folder = try RobustnessFixtures.scratch(self)
+        let folder = try temporaryFolder(self)
         let path = folder.appendingPathComponent("me.profile").path
         let made = profile(for: FuzzChecks.profileBase)
         try made.write(to: path)

@@ -1,3 +1,4 @@
+import DigitKernels
 import Foundation
 
 /// Learns one writer's hand from a few labelled drawings (`digits adapt`): the digit network's
@@ -183,37 +184,36 @@ public struct WriterAdaptation: Sendable {
         return (profile, report)
     }
 
-    /// The refitted layer (weights in feature order) from `rows` of the writer's examples.
+    /// The refitted layer (weights in feature order) from `rows` of the writer's examples. The
+    /// weights are held transposed, (in, 16), for the library's linear kernels.
     func refit(head: LastLayer, features: [Float], labels: [Int], rows: [Int], anchors: [Float], anchorTargets: [Float],
                temperature: Float) -> (weight: [Float], bias: [Float]) {
-        let d = head.inCount, k = head.outCount, nA = anchorTargets.count / k
-        var w = head.weight, b = head.bias
+        let d = head.inCount, k = head.outCount, nA = anchorTargets.count / k, padded = 16
+        precondition(k <= padded)
+        let kernels: UnsafePointer<dk_kernels> = dk_active()
+        var base = [Float](repeating: 0, count: d * padded)
+        for j in 0..<k { for i in 0..<d { base[i * padded + j] = head.weight[j * d + i] } }
+        var w = base, b = head.bias
         var mw = [Float](repeating: 0, count: w.count), vw = mw, mb = [Float](repeating: 0, count: k), vb = mb
         var gw = [Float](repeating: 0, count: w.count), gb = [Float](repeating: 0, count: k)
-        var z = [Float](repeating: 0, count: k)
+        var z = [Float](repeating: 0, count: padded), dz = [Float](repeating: 0, count: padded)
         let n = Float(rows.count + nA)
         let beta1: Float = 0.9, beta2: Float = 0.999
         for step in 1...max(1, options.steps) {
-            for i in gw.indices { gw[i] = options.pull * (w[i] - head.weight[i]) }
+            for i in gw.indices { gw[i] = options.pull * (w[i] - base[i]) }
             for j in 0..<k { gb[j] = options.pull * (b[j] - head.bias[j]) }
             // d loss / d logits = (p − target) / T, averaged over the examples.
             func accumulate(_ f: UnsafePointer<Float>, target: (Int) -> Float) {
-                w.withUnsafeBufferPointer { wp in
-                    for j in 0..<k {
-                        z[j] = (dot(wp.baseAddress! + j * d, f, d) + b[j]) / temperature
-                    }
-                }
-                let m = z.max()!
+                kernels.pointee.linear_forward!(f, d, w, b, k, padded, &z, 0)
+                var m = -Float.infinity
+                for j in 0..<k { z[j] /= temperature; m = max(m, z[j]) }
                 var sum: Float = 0
                 for j in 0..<k { z[j] = exp(z[j] - m); sum += z[j] }
-                gw.withUnsafeMutableBufferPointer { gp in
-                    for j in 0..<k {
-                        let g = (z[j] / sum - target(j)) / (temperature * n)
-                        gb[j] += g
-                        let row = gp.baseAddress! + j * d
-                        for i in 0..<d { row[i] += g * f[i] }
-                    }
+                for j in 0..<k {
+                    dz[j] = (z[j] / sum - target(j)) / (temperature * n)
+                    gb[j] += dz[j]
                 }
+                kernels.pointee.linear_backward!(f, d, w, dz, k, padded, &gw, nil)
             }
             features.withUnsafeBufferPointer { fp in
                 for r in rows { let label = labels[r]; accumulate(fp.baseAddress! + r * d) { $0 == label ? 1 : 0 } }
@@ -222,18 +222,29 @@ public struct WriterAdaptation: Sendable {
                 for a in 0..<nA { accumulate(ap.baseAddress! + a * d) { anchorTargets[a * k + $0] } }
             }
             let lr = options.learningRate * (1 - pow(beta2, Float(step))).squareRoot() / (1 - pow(beta1, Float(step)))
-            for i in w.indices {
-                mw[i] = beta1 * mw[i] + (1 - beta1) * gw[i]
-                vw[i] = beta2 * vw[i] + (1 - beta2) * gw[i] * gw[i]
-                w[i] -= lr * mw[i] / (vw[i].squareRoot() + 1e-8)
-            }
-            for j in 0..<k {
-                mb[j] = beta1 * mb[j] + (1 - beta1) * gb[j]
-                vb[j] = beta2 * vb[j] + (1 - beta2) * gb[j] * gb[j]
-                b[j] -= lr * mb[j] / (vb[j].squareRoot() + 1e-8)
+            adam(&w, gw, &mw, &vw, lr: lr)
+            adam(&b, gb, &mb, &vb, lr: lr)
+        }
+        var out = [Float](repeating: 0, count: k * d)
+        for j in 0..<k { for i in 0..<d { out[j * d + i] = w[i * padded + j] } }
+        return (out, b)
+    }
+
+    private func adam(_ p: inout [Float], _ g: [Float], _ m: inout [Float], _ v: inout [Float], lr: Float) {
+        let beta1: Float = 0.9, beta2: Float = 0.999
+        p.withUnsafeMutableBufferPointer { p in
+            m.withUnsafeMutableBufferPointer { m in
+                v.withUnsafeMutableBufferPointer { v in
+                    g.withUnsafeBufferPointer { g in
+                        for i in 0..<p.count {
+                            m[i] = beta1 * m[i] + (1 - beta1) * g[i]
+                            v[i] = beta2 * v[i] + (1 - beta2) * g[i] * g[i]
+                            p[i] -= lr * m[i] / (v[i].squareRoot() + 1e-8)
+                        }
+                    }
+                }
             }
         }
-        return (w, b)
     }
 
     /// Figures on `rows` for each of `options.blends` between the base layer and (`weight`, `bias`).
@@ -335,8 +346,9 @@ struct LastLayer {
         f.withUnsafeBufferPointer { fp in
             weight.withUnsafeBufferPointer { wp in
                 for r in 0..<n {
-                    for j in 0..<outCount {
-                        out[r * outCount + j] = dot(wp.baseAddress! + j * inCount, fp.baseAddress! + r * inCount, inCount) + bias[j]
+                    out.withUnsafeMutableBufferPointer { o in
+                        dk_active().pointee.linear_forward_rows!(fp.baseAddress! + r * inCount, inCount, wp.baseAddress!, bias,
+                                                                outCount, o.baseAddress! + r * outCount, 0)
                     }
                 }
             }
@@ -355,20 +367,6 @@ struct LastLayer {
         }
         return z
     }
-}
-
-/// Σ a[i]·b[i] over 16 lanes at a time (a plain loop would add in order, one lane).
-func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
-    var acc = SIMD16<Float>(repeating: 0)
-    var i = 0
-    let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
-    while i + 16 <= n {
-        acc += ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD16<Float>.self) * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD16<Float>.self)
-        i += 16
-    }
-    var s = acc.sum()
-    while i < n { s += a[i] * b[i]; i += 1 }
-    return s
 }
 
 extension WriterAdaptation {

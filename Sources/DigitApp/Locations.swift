@@ -60,7 +60,13 @@ public func loadModel(_ path: String?) throws -> ModelFile {
 /// The weights as `loadModel(_:)` loads them, with a personal profile (`--profile`,
 /// `WriterProfile`) in place when one is named.
 public func loadModel(_ path: String?, profile: String?) throws -> ModelFile {
-    let model = try loadModel(path)
+    try applyProfile(profile, to: try loadModel(path))
+}
+
+/// `model` with the personal profile at `profile` in place (refused, naming the file, when it was
+/// made for other weights), or `model` itself when no profile is named. The window keeps `model`
+/// too: a new profile adapts the weights as they are, not another profile.
+public func applyProfile(_ profile: String?, to model: ModelFile) throws -> ModelFile {
     guard let profile else { return model }
     return try WriterProfile.load(path: profile).apply(to: model, file: profile)
 }

@@ -56,7 +56,8 @@ func main() -> Int32 {
         if let path = options.open {
             if Inputs.isImage(path) { openImage = try PadFiles.loadImage(path) } else { openRecords = try DrawingLoader.load(path) }
         }
-        recognizer = try DigitRecognizer(weightsPath: options.weights, threshold: options.threshold)
+        // As `digits recognize --profile` loads it: a profile for other weights is refused here.
+        recognizer = try DigitRecognizer(model: try loadModel(options.weights, profile: options.profile), threshold: options.threshold)
     } catch let error as DigitError {
         return fail(error)
     } catch {

@@ -11,6 +11,7 @@ final class PadOptionsTests: XCTestCase {
         XCTAssertEqual(o.width, 1040)
         XCTAssertEqual(o.height, 620)
         XCTAssertFalse(o.printRecognitions || o.exitWhenDone || o.frameStats || o.help)
+        XCTAssertNil(o.profile)
         XCTAssertTrue(PadOptions.help.contains("default 1040x620"))
         XCTAssertTrue(PadOptions.help.contains("default 0.9"))
     }
@@ -19,8 +20,10 @@ final class PadOptionsTests: XCTestCase {
         let o = try PadOptions.parse(["--weights", "w.safetensors", "--threshold=0.75", "--open", "a.json",
                                       "--save-dir", "out", "--replay", "r.json", "--replay-rate", "0",
                                       "--print", "--screenshot", "s.png", "--exit",
-                                      "--frame-stats", "--size", "800x500", "--max-digits", "4", "--label", "A b"])
+                                      "--frame-stats", "--size", "800x500", "--max-digits", "4", "--label", "A b",
+                                      "--profile", "me.safetensors"])
         XCTAssertEqual(o.weights, "w.safetensors")
+        XCTAssertEqual(o.profile, "me.safetensors")
         XCTAssertEqual(o.threshold, 0.75)
         XCTAssertEqual(o.open, "a.json")
         XCTAssertEqual(o.saveDirectory, "out")

@@ -18,7 +18,7 @@ final class WindowCommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 0)
         XCTAssertTrue(run.stdout.hasPrefix("digitpad — write a number"))
         for option in ["--open FILE", "--replay FILE", "--print", "--screenshot FILE.png", "--exit", "--single", "--max-digits N",
-                       "--label TEXT", "clear the label"] {
+                       "--label TEXT", "clear the label", "--profile FILE"] {
             XCTAssertTrue(run.stdout.contains(option), option)
         }
         XCTAssertFalse(run.stdout.contains("--script"), "the test harness is not part of the program")
@@ -59,6 +59,28 @@ final class WindowCommandLineTests: XCTestCase {
         XCTAssertEqual(nothing.stderr, "digitpad: \(empty): drawing 0 is empty: nothing to replay\n")
         XCTAssertEqual(open.status, 3, "--open of a missing file")
         XCTAssertTrue(open.stderr.hasSuffix("gone.json: no such file\n"), open.stderr)
+    }
+
+    func testCommandLine_AProfileForOtherWeightsIsRefusedBeforeTheWindowOpens() throws {
+        let dir = try temporaryFolder(self)
+        let profile = try RobustnessFixtures.writeQuickProfile(for: PadFixtures.weights, in: dir, name: "mine.safetensors")
+        let tiny = try RobustnessFixtures.writeTinyModel(in: dir)
+        guard let digitpad = Executable.named("digitpad") else { return }
+        // No display: reaching the window would end with code 4 instead.
+        let refused = try digitpad.run(["--weights", tiny, "--profile", profile, "--exit"], in: dir,
+                                       environment: ["DISPLAY": nil, "WAYLAND_DISPLAY": nil], timeout: 60)
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertEqual(refused.stderrLines.count, 1, "one line: \(refused.stderr)")
+        XCTAssertTrue(refused.stderr.hasPrefix("digitpad: \(profile): this profile adapts the weights "), refused.stderr)
+        let missing = try digitpad.run(["--weights", PadFixtures.weights, "--profile", dir.appendingPathComponent("gone.safetensors").path,
+                                        "--exit"], in: dir, environment: ["DISPLAY": nil, "WAYLAND_DISPLAY": nil], timeout: 60)
+        XCTAssertEqual(missing.status, 3, missing.stderr)
+        XCTAssertTrue(missing.stderr.hasSuffix("gone.safetensors: no such file\n"), missing.stderr)
+        // The right weights get as far as the window (none here: 4).
+        let accepted = try digitpad.run(["--weights", PadFixtures.weights, "--profile", profile, "--exit"], in: dir,
+                                        environment: ["DISPLAY": ":digitpad-no-such-display", "WAYLAND_DISPLAY": nil,
+                                                      "SDL_VIDEODRIVER": "x11"], timeout: 60)
+        XCTAssertEqual(accepted.status, 4, accepted.stderr)
     }
 
     func testCommandLine_NoDisplayExitsWithFour() throws {

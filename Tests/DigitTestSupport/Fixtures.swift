@@ -15,6 +15,26 @@ public enum RobustnessFixtures {
                          inputMean: 0.1307, inputStd: 0.3081)
     }
 
+    /// A profile (`WriterProfile`) for the weights at `weightsPath`, learned in a moment from a
+    /// few seeded scribbles (2 refit steps, no copies, 20 anchors), written as `name` in `folder`;
+    /// returns its path. For tests of where a profile is accepted, not of what it learns.
+    public static func writeQuickProfile(for weightsPath: String, in folder: URL,
+                                         name: String = "quick.safetensors") throws -> String {
+        let model = try ModelFile.load(path: weightsPath)
+        var rng = SplitMix64(seed: 5)
+        let examples = (0..<4).map { i in
+            WriterAdaptation.Example(pixels: (0..<784).map { _ in rng.nextFloat() < 0.15 ? 1 : 0 }, label: i % 10, group: i)
+        }
+        var options = WriterAdaptation.Options()
+        options.copies = 0
+        options.steps = 2
+        options.anchors = 20
+        options.folds = 2
+        let path = folder.appendingPathComponent(name).path
+        try WriterAdaptation(options: options).adapt(model: model, examples: examples, threads: 1).profile.write(to: path)
+        return path
+    }
+
     /// Writes `tinyModel()` into `folder` and returns its path.
     public static func writeTinyModel(in folder: URL) throws -> String {
         let path = folder.appendingPathComponent("tiny.safetensors").path

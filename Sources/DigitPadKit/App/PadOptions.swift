@@ -4,6 +4,8 @@ import DigitKit
 /// `digitpad`'s command line.
 public struct PadOptions: Equatable, Sendable {
     public var weights: String?
+    /// A personal profile (`digits adapt`, or the window's Adapt) applied to the weights.
+    public var profile: String?
     public var threshold: Float = 0.9
     public var open: String?
     /// Where S saves and where O looks for files; nil = the working directory.
@@ -48,6 +50,8 @@ public struct PadOptions: Equatable, Sendable {
     Options:
       --weights FILE        network weights (default: $DIGITS_WEIGHTS, else the shipped weights
                             in the digits_DigitWeights.resources folder beside the program)
+      --profile FILE        start with a personal profile (made by digits adapt)
+                            applied to the weights; one made for other weights is refused
       --threshold T         confidence needed to answer, 0...1 (default 0.9)
       --open FILE           show the first drawing of FILE (.json, .jsonl, UNIPEN), or an image
                             (PNG, JPEG, PGM, PPM) read as a photo of a number; O steps through
@@ -81,6 +85,7 @@ public struct PadOptions: Equatable, Sendable {
         var o = PadOptions()
         o.help = args.flag("--help", "-h")
         o.weights = try args.option("--weights")
+        o.profile = try args.option("--profile")
         o.threshold = try args.float("--threshold", default: 0.9, range: 0...1)
         o.open = try args.option("--open")
         o.saveDirectory = try args.option("--save-dir")

@@ -88,11 +88,13 @@ final class AnswerFlow {
                     printIndex += 1
                 }
                 view = AnswerView(reading, revision: request.revision, mapping: request.mapping, boxesArePaths: request.boxesArePaths,
-                                  showBoxes: !single, hasNotADigitOutput: hasNotADigitOutput)
+                                  showBoxes: !single, hasNotADigitOutput: hasNotADigitOutput, profile: answer.profile)
             case let .failure(error):
                 if request.isChange { printError("digitpad: cannot read the drawing: \(error)") }
-                view = AnswerView(text: "", confidence: 0, digits: [], threshold: controller.answer.threshold,
-                                  revision: request.revision, hasNotADigitOutput: hasNotADigitOutput, error: error.message)
+                var failed = AnswerView(text: "", confidence: 0, digits: [], threshold: controller.answer.threshold,
+                                        revision: request.revision, hasNotADigitOutput: hasNotADigitOutput, error: error.message)
+                failed.profile = answer.profile
+                view = failed
             }
             if view.revision >= (held?.revision ?? Int.min) { held = view }
         }

@@ -34,6 +34,8 @@ final class RecognitionWorker: @unchecked Sendable {
         /// `--single`: the one recognition the reading was made of (what `recognize --single` prints).
         var recognition: Recognition?
         var seconds: Double
+        /// The personal profile of the recognizer that read it (`DigitRecognizer.profileName`).
+        var profile: String?
     }
 
     private let queue = DispatchQueue(label: "digitpad.recognition")
@@ -142,7 +144,8 @@ final class RecognitionWorker: @unchecked Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 
         lock.lock()
-        answers.append(Answer(request: request, reading: reading, recognition: recognition, seconds: seconds))
+        answers.append(Answer(request: request, reading: reading, recognition: recognition, seconds: seconds,
+                              profile: recognizer.profileName))
         running = false
         if case .drawing = request.source { lastSeconds = seconds }
         lock.unlock()

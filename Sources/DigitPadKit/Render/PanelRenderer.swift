@@ -18,19 +18,29 @@ extension PadController {
         surface.fillRounded(rect, radius: max(4, layout.gap / 2), PadTheme.card)
     }
 
-    /// The card's caption at its top left: the first of `texts` that fits, else the last shortened.
-    private func caption(_ texts: [String], in rect: PixelRect, color: RGB = PadTheme.muted, _ surface: inout Surface) {
+    /// The card's caption at its top left: the first of `texts` that fits, else the last
+    /// shortened. Returns the text drawn.
+    @discardableResult
+    private func caption(_ texts: [String], in rect: PixelRect, color: RGB = PadTheme.muted, _ surface: inout Surface) -> String {
         let s = layout.textScale, room = rect.width - 2 * layout.gap
         let text = texts.first { BitmapFont.width(of: $0, scale: s) <= room } ?? fitted(texts.last ?? "", width: room, scale: s)
         BitmapFont.draw(text, x: rect.x + layout.gap, y: rect.y + layout.gap, scale: s, color: color, on: &surface)
+        return text
+    }
+
+    /// The answer card's caption, longest first: "Number" (or "Answer" for one digit), and
+    /// "personal" while the reading comes from a personal profile, which a narrow card keeps
+    /// rather than the title (the big digits say what the card is).
+    var answerCaptions: [String] {
+        let title = answer.isNumber ? "Number" : "Answer"
+        return answer.profile == nil ? [title] : [title + " · personal", "personal"]
     }
 
     private func drawAnswer(_ surface: inout Surface) {
         let r = layout.answer
         if r.isEmpty { return }
         card(r, &surface)
-        let title = answer.isNumber ? "Number" : "Answer"
-        caption([title], in: r, &surface)
+        let title = caption(answerCaptions, in: r, &surface)
         let s = layout.textScale, g = layout.gap
         if let label = document.label {
             let room = r.maxX - g - (r.x + g + BitmapFont.width(of: title, scale: s) + 2 * g)

@@ -58,6 +58,9 @@ public struct AnswerView: Equatable, Sendable {
     /// The indices of the digits that begin a line after the first (an image with several
     /// lines of writing: `NumberReading.lineStarts`); the panel leaves a space before each.
     public var lineStarts: [Int] = []
+    /// The personal profile the reading was made with (`DigitRecognizer.profileName`), nil for the
+    /// weights as they are: the answer card then says "personal".
+    public var profile: String?
 
     public init(text: String, confidence: Float, digits: [DigitMark], threshold: Float, revision: Int,
                 boxesArePaths: Bool = true, hasNotADigitOutput: Bool = false, error: String? = nil) {
@@ -83,7 +86,7 @@ public struct AnswerView: Equatable, Sendable {
     /// A reading from DigitKit. Its boxes are taken to the canvas by `mapping` (drawing or image
     /// coordinates → canvas units).
     public init(_ reading: NumberReading, revision: Int, mapping: CanvasMapping, boxesArePaths: Bool = true,
-                showBoxes: Bool = true, hasNotADigitOutput: Bool = false) {
+                showBoxes: Bool = true, hasNotADigitOutput: Bool = false, profile: String? = nil) {
         let marks = reading.digits.map { d -> DigitMark in
             let (x0, y0) = mapping.toCanvas(d.box.x0, d.box.y0), (x1, y1) = mapping.toCanvas(d.box.x1, d.box.y1)
             let box = CanvasBox(x0: min(x0, x1), y0: min(y0, y1), x1: max(x0, x1), y1: max(y0, y1))
@@ -94,6 +97,7 @@ public struct AnswerView: Equatable, Sendable {
         self.init(text: reading.text, confidence: reading.confidence, digits: marks, threshold: reading.threshold,
                   revision: revision, boxesArePaths: boxesArePaths, hasNotADigitOutput: hasNotADigitOutput)
         lineStarts = reading.lineStarts
+        self.profile = profile
     }
 
     /// Before anything is drawn.

@@ -14,7 +14,8 @@ final class AnswerFlow {
         case live
         /// After a stroke's end, undo, clear, open: printed under `--print`.
         case change
-        /// The window's first, empty reading: not printed.
+        /// Not a change of the drawing (the window's first, empty reading; the drawing read again
+        /// with a new profile): not printed.
         case quiet
     }
 
@@ -71,6 +72,13 @@ final class AnswerFlow {
         worker.submit(.init(source: source, revision: document.revision, isChange: kind == .change,
                             keep: kind == .change && printing, label: document.label, mapping: mapping,
                             boxesArePaths: controller.image == nil))
+    }
+
+    /// Reads with `recognizer` from now on (a new personal profile), and reads the drawing again
+    /// with it.
+    func use(_ recognizer: DigitRecognizer) {
+        worker.use(recognizer)
+        request(.quiet)
     }
 
     /// Takes the readings that arrived, prints those after changes (`--print`) and shows the newest.

@@ -6,7 +6,7 @@ import Foundation
 
 /// The window's glue. SDL events become `PadInput` for the `PadController`, which holds the
 /// window's behaviour; its effects become actions here: recognition requests (`AnswerFlow`),
-/// Save and Open (`PadFiles`), quitting. Each frame renders what changed into the `Surface` and
+/// Save and Open (`PadFiles`), Adapt (`AdaptationWorker`), quitting. Each frame renders what changed into the `Surface` and
 /// `PadView` shows it. `EventLoop` runs it all; `--replay`, `--screenshot` and `--exit` are the
 /// only timed work.
 final class PadApp: EventLoopClient {
@@ -17,6 +17,9 @@ final class PadApp: EventLoopClient {
     private let loop: EventLoop
     private let answers: AnswerFlow
     private let files: PadFiles
+    /// The weights without any profile: what Adapt adapts.
+    private let base: ModelFile
+    private let adaptation: AdaptationWorker
     private let replayDrawing: Drawing?
     private var replay: Replay?
     /// The whole picture must be copied to the window again (it was exposed).
@@ -25,11 +28,13 @@ final class PadApp: EventLoopClient {
     private var finished = false
     private var exitCode = ExitCode.ok
 
-    /// Opens the window; throws `DigitError(.io)` when there is none. `replay` is the drawing
-    /// of `--replay`, `openRecords` or `openImage` what `--open` holds, all read before.
-    init(options: PadOptions, recognizer: DigitRecognizer, inkWidth: Float, replay: Drawing?,
+    /// Opens the window; throws `DigitError(.io)` when there is none. `recognizer` reads with
+    /// `base` and the `--profile`, if any; `replay` is the drawing of `--replay`, `openRecords`
+    /// or `openImage` what `--open` holds, all read before.
+    init(options: PadOptions, recognizer: DigitRecognizer, base: ModelFile, inkWidth: Float, replay: Drawing?,
          openRecords: [DrawingRecord]?, openImage: PadImage?) throws {
         self.options = options
+        self.base = base
         replayDrawing = replay
         files = PadFiles(openFile: options.open, saveDirectory: options.saveDirectory, openRecords: openRecords,
                          openImage: openImage)
@@ -40,6 +45,7 @@ final class PadApp: EventLoopClient {
                                    single: options.single, defaultLabel: options.label)
         surface = Surface(width: size.width, height: size.height, fill: PadTheme.background)
         answers = AnswerFlow(recognizer: recognizer, controller: controller, options: options, wake: loop.waker)
+        adaptation = AdaptationWorker(wake: loop.waker)
     }
 
     /// Runs until the window is closed, Esc, or (with `--exit`) the replay is done. Returns the exit code.
@@ -84,8 +90,35 @@ final class PadApp: EventLoopClient {
                 controller.setStatus(controller.image == nil ? files.save(currentDrawing)
                                      : StatusLine("an image is shown: Save writes drawings (C clears the image)", kind: .error))
             case .open: show(files.openNext())
+            case .adapt: startAdapting()
             case .quit: loop.quit()
             }
+        }
+    }
+
+    /// Learns a profile on the adaptation worker; `collectAdaptation` puts it to use.
+    private func startAdapting() {
+        let base = self.base, saveDirectory = options.saveDirectory, saved = files.saved, threshold = options.threshold
+        // One core is left to drawing and reading.
+        let threads = max(1, Parallel.processorCount - 1)
+        let started = adaptation.start {
+            try PadAdaptation.run(base: base, saveDirectory: saveDirectory, saved: saved, threshold: threshold, threads: threads)
+        }
+        controller.setStatus(started ? PadAdaptation.runningStatus(saveDirectory: saveDirectory) : PadAdaptation.busyStatus)
+    }
+
+    /// A finished adaptation: its recognizer reads from now on, and the status line says what it learned.
+    private func collectAdaptation() {
+        guard let outcome = adaptation.take() else { return }
+        switch outcome {
+        case let .success(done):
+            answers.use(done.recognizer)
+            controller.setStatus(done.status)
+        case let .failure(error):
+            // Nothing labelled is the person's to fix and the status line says how; a file or
+            // folder problem also goes to stderr, as Save's do.
+            if error.kind != .usage { printError("digitpad: adapt: \(error)") }
+            controller.setStatus(PadAdaptation.failedStatus(error))
         }
     }
 
@@ -114,6 +147,7 @@ final class PadApp: EventLoopClient {
     // MARK: - Frames
 
     func frame(now: Double) -> Bool {
+        collectAdaptation()
         answers.collect(now: now)
         guard controller.hasChanges || needsPresent else { return false }
         controller.render(into: &surface)
@@ -142,7 +176,7 @@ final class PadApp: EventLoopClient {
     /// Once the replay is sent, every answer shown and the picture current: the screenshot, then
     /// (with `--exit`) the end.
     private func finishIfDone() {
-        guard isAutomated, !finished, replay?.isDone ?? true, answers.isSettled, isPictureCurrent else { return }
+        guard isAutomated, !finished, replay?.isDone ?? true, answers.isSettled, !adaptation.isBusy, isPictureCurrent else { return }
         finished = true
         if let path = options.screenshot { saveScreenshot(to: path) }
         if options.exitWhenDone { loop.quit() }

@@ -25,6 +25,8 @@ final class PadFiles {
     private var cycle: OpenCycle
     private var cache: (path: String, records: [DrawingRecord])?
     private var imageCache: PadImage?
+    /// The drawings saved since the window opened, for Adapt.
+    private(set) var saved: [PadAdaptation.Saved] = []
 
     /// `openRecords` or `openImage`: what `--open` holds, read before the window opened.
     init(openFile: String?, saveDirectory: String?, openRecords: [DrawingRecord]?, openImage: PadImage? = nil) {
@@ -53,6 +55,7 @@ final class PadFiles {
         let path = join(directory, name)
         do {
             try FileIO.writeAtomically(StrokeJSON.encode(drawing) + "\n", to: path)
+            saved.append(PadAdaptation.Saved(path: path, drawing: drawing))
             let label = drawing.label.map { " (label \($0))" } ?? ""
             return StatusLine("saved \(path)\(label)", kind: .info)
         } catch {

@@ -40,8 +40,8 @@ final class RecognitionWorker: @unchecked Sendable {
 
     private let queue = DispatchQueue(label: "digitpad.recognition")
     private let lock = NSLock()
-    /// Used on `queue` only.
-    private let recognizer: DigitRecognizer
+    /// Used on `queue` only (`use(_:)` replaces it there).
+    private var recognizer: DigitRecognizer
     private let single: Bool
     private let options: NumberReaderOptions
     private let wake: @Sendable () -> Void
@@ -70,6 +70,12 @@ final class RecognitionWorker: @unchecked Sendable {
         lastSeconds = seconds
         running = false
         lock.unlock()
+    }
+
+    /// Reads with `newRecognizer` from the next request on (after Adapt). It is swapped on the
+    /// worker's queue, between two readings, and used there only.
+    func use(_ newRecognizer: DigitRecognizer) {
+        queue.async { self.recognizer = newRecognizer }
     }
 
     /// Queues a request. Requests not marked `keep` that are still waiting are dropped: only

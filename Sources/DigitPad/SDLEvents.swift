@@ -96,6 +96,7 @@ enum SDLEvents {
         case code(SDLK_s): return .save
         case code(SDLK_o): return .open
         case code(SDLK_l): return ctrl ? nil : .clearLabel
+        case code(SDLK_a): return ctrl ? nil : .adapt   // Ctrl+A selects all elsewhere: it must not start seconds of work
         case code(SDLK_0)...code(SDLK_9): return ctrl ? nil : .digit(Int(sym - code(SDLK_0)))
         case code(SDLK_KP_1)...code(SDLK_KP_9): return .digit(Int(sym - code(SDLK_KP_1)) + 1)
         case code(SDLK_KP_0): return .digit(0)

@@ -46,6 +46,7 @@ func main() -> Int32 {
         return ExitCode.ok
     }
     let recognizer: DigitRecognizer
+    let base: ModelFile
     var replay: Drawing?
     var openRecords: [DrawingRecord]?
     var openImage: PadImage?
@@ -57,7 +58,9 @@ func main() -> Int32 {
             if Inputs.isImage(path) { openImage = try PadFiles.loadImage(path) } else { openRecords = try DrawingLoader.load(path) }
         }
         // As `digits recognize --profile` loads it: a profile for other weights is refused here.
-        recognizer = try DigitRecognizer(model: try loadModel(options.weights, profile: options.profile), threshold: options.threshold)
+        // The weights without the profile are kept for Adapt, which adapts those.
+        base = try loadModel(options.weights)
+        recognizer = try DigitRecognizer(model: try applyProfile(options.profile, to: base), threshold: options.threshold)
     } catch let error as DigitError {
         return fail(error)
     } catch {
@@ -69,7 +72,7 @@ func main() -> Int32 {
     let inkWidth = raster.penWidth / raster.box / (options.single ? 1 : numberInkDivisor)
     let app: PadApp
     do {
-        app = try PadApp(options: options, recognizer: recognizer, inkWidth: inkWidth,
+        app = try PadApp(options: options, recognizer: recognizer, base: base, inkWidth: inkWidth,
                          replay: replay, openRecords: openRecords, openImage: openImage)
     } catch {
         printError("digitpad: \(error)")

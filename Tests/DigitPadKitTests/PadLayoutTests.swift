@@ -55,12 +55,35 @@ final class PadLayoutTests: XCTestCase {
         }
     }
 
+    func testLayout_EveryButtonsTitleFitsInsideIt() {
+        // Five buttons share the panel's width since Adapt joined them: their titles must still fit.
+        var checked = 0
+        for w in stride(from: 160, through: 2600, by: 40) {
+            for h in stride(from: 120, through: 1700, by: 40) {
+                let l = PadLayout(width: w, height: h)
+                let s = l.buttonTextScale
+                XCTAssertLessThanOrEqual(s, l.textScale)
+                for b in PadButton.allCases {
+                    guard let r = l.buttons[b], s > 0 else { continue }
+                    XCTAssertLessThanOrEqual(BitmapFont.width(of: b.title, scale: s), r.width, "\(b) at \(w)×\(h)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 1000)
+        // The sizes the window tests and the documentation use keep the panel's text size.
+        for (w, h) in [(640, 400), (1040, 620), (600, 900)] {
+            let l = PadLayout(width: w, height: h)
+            XCTAssertEqual(l.buttonTextScale, l.textScale, "\(w)×\(h)")
+        }
+    }
+
     func testLayout_CommonSizesShowEveryPart() {
         for (w, h) in [(1040, 620), (800, 600), (1920, 1080), (600, 900), (320, 240)] {
             let l = PadLayout(width: w, height: h)
             XCTAssertFalse(l.chart.isEmpty, "\(w)×\(h)")
             XCTAssertFalse(l.previewImage.isEmpty, "\(w)×\(h)")
-            XCTAssertEqual(l.buttons.count, 4, "\(w)×\(h)")
+            XCTAssertEqual(l.buttons.count, PadButton.allCases.count, "\(w)×\(h)")
         }
     }
 

@@ -116,5 +116,8 @@ final class SDLEventsTests: XCTestCase {
         XCTAssertEqual(SDLEvents.padKey(key(SDLK_KP_7)), .digit(7))
         XCTAssertEqual(SDLEvents.padKey(key(SDLK_KP_0)), .digit(0))
         XCTAssertNil(SDLEvents.padKey(key(SDLK_7, ctrl: true)))
+        XCTAssertEqual(SDLEvents.padKey(key(SDLK_a)), .adapt)
+        XCTAssertNil(SDLEvents.padKey(key(SDLK_a, ctrl: true)), "Ctrl+A is select-all elsewhere, not seconds of work")
+        XCTAssertNil(SDLEvents.padKey(key(SDLK_a, repeats: true)), "a held A adapts once")
     }
 }

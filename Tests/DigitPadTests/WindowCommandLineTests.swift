@@ -18,7 +18,8 @@ final class WindowCommandLineTests: XCTestCase {
         XCTAssertEqual(run.status, 0)
         XCTAssertTrue(run.stdout.hasPrefix("digitpad — write a number"))
         for option in ["--open FILE", "--replay FILE", "--print", "--screenshot FILE.png", "--exit", "--single", "--max-digits N",
-                       "--label TEXT", "clear the label", "--profile FILE"] {
+                       "--label TEXT", "clear the label", "--profile FILE",
+                       "A or Adapt", "profile.safetensors"] {
             XCTAssertTrue(run.stdout.contains(option), option)
         }
         XCTAssertFalse(run.stdout.contains("--script"), "the test harness is not part of the program")

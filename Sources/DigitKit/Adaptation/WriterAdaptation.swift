@@ -62,6 +62,7 @@ public struct WriterAdaptation: Sendable {
         public var before = Figures(), after = Figures()
         public var blend: Float = 0
         public var folds = 0
+        public init() {}
     }
 
     public let options: Options

@@ -44,19 +44,23 @@ public struct PadOptions: Equatable, Sendable {
     Keys:   C or right click   clear              Ctrl+Z or Backspace   undo the last stroke
             0-9                type the label     L                     clear the label
             S                  save (stroke JSON) O                     open the next file
+            A or Adapt         learn your hand: a personal profile from the labelled drawings of
+                               the save folder, written there as profile.safetensors and read
+                               with at once (the answer card says "personal"; see --profile)
             Esc                quit
     A file dropped on the window is opened: a drawing, or an image (PNG, JPEG, PGM, PPM).
 
     Options:
       --weights FILE        network weights (default: $DIGITS_WEIGHTS, else the shipped weights
                             in the digits_DigitWeights.resources folder beside the program)
-      --profile FILE        start with a personal profile (made by digits adapt)
+      --profile FILE        start with a personal profile (made by digits adapt, or by A)
                             applied to the weights; one made for other weights is refused
       --threshold T         confidence needed to answer, 0...1 (default 0.9)
       --open FILE           show the first drawing of FILE (.json, .jsonl, UNIPEN), or an image
                             (PNG, JPEG, PGM, PPM) read as a photo of a number; O steps through
                             its drawings, then through the files of the save folder
-      --save-dir DIR        where S saves drawing-YYYYmmdd-HHMMSS.json (default: working directory)
+      --save-dir DIR        where S saves drawing-YYYYmmdd-HHMMSS.json and A writes
+                            profile.safetensors (default: working directory)
       --label TEXT          the label every save writes (1-64 characters: "2026", "A",
                             "scribble"), unless digits are typed
       --single              read each drawing as one digit (the window before it read numbers)

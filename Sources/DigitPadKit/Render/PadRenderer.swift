@@ -102,12 +102,13 @@ extension PadController {
     // MARK: - Buttons and status
 
     private func drawButtons(_ surface: inout Surface) {
-        let s = layout.textScale
+        let s = layout.buttonTextScale
         for b in PadButton.allCases {
             guard let r = layout.buttons[b], !r.isEmpty else { continue }
             surface.fill(r, PadTheme.background)
             let color = pressed == b ? PadTheme.buttonPressed : hovered == b ? PadTheme.buttonHover : PadTheme.button
             surface.fillRounded(r, radius: max(4, layout.gap / 2), color)
+            guard s > 0 else { continue }
             let w = BitmapFont.width(of: b.title, scale: s)
             BitmapFont.draw(b.title, x: r.x + (r.width - w) / 2, y: r.y + (r.height - 7 * s) / 2, scale: s,
                             color: PadTheme.text, on: &surface)
@@ -125,7 +126,9 @@ extension PadController {
         case .info: color = PadTheme.text
         case .error: color = PadTheme.error
         }
-        BitmapFont.draw(fitted(status.text, width: r.width, scale: s), x: r.x, y: r.y, scale: s, color: color, on: &surface)
+        let forms = [status.text] + status.shorter
+        let text = forms.first { BitmapFont.width(of: $0, scale: s) <= r.width } ?? fitted(forms.last ?? "", width: r.width, scale: s)
+        BitmapFont.draw(text, x: r.x, y: r.y, scale: s, color: color, on: &surface)
     }
 
     /// `text` shortened with `…` to fit `width` pixels.

@@ -124,10 +124,14 @@ public struct StatusLine: Equatable, Sendable {
     public enum Kind: Sendable { case hint, info, error }
     public var text: String
     public var kind: Kind
+    /// Shorter forms of `text`, longest first: the line shows the first of `text` and these that
+    /// fits, else the last shortened with `…`.
+    public var shorter: [String]
 
-    public init(_ text: String, kind: Kind) {
+    public init(_ text: String, kind: Kind, shorter: [String] = []) {
         self.text = text
         self.kind = kind
+        self.shorter = shorter
     }
 
     public static let keys = StatusLine("0-9 label, L clears · Esc quits", kind: .hint)

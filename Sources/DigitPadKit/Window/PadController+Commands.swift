@@ -1,6 +1,6 @@
 import DigitKit
 
-/// Keys and buttons: clear, undo, save, open, quit, and the label.
+/// Keys and buttons: clear, undo, save, open, adapt, quit, and the label.
 extension PadController {
     /// The longest label a save may write (the stroke format's limit).
     public static var maxLabelLength: Int { StrokeJSON.maxLabelCharacters }
@@ -11,6 +11,7 @@ extension PadController {
         case .undo: return undo()
         case .save: return endStroke() + [.save]
         case .open: return endStroke() + [.open]
+        case .adapt: return endStroke() + [.adapt]
         case .quit: return [.quit]
         case let .digit(d):
             guard (0...9).contains(d) else { return [] }
@@ -26,9 +27,10 @@ extension PadController {
         switch button {
         case .clear: return clear()
         case .undo: return undo()
-        // Saving or opening in the middle of a stroke finishes it first.
+        // Saving, opening or adapting in the middle of a stroke finishes it first.
         case .save: return endStroke() + [.save]
         case .open: return endStroke() + [.open]
+        case .adapt: return endStroke() + [.adapt]
         }
     }
 

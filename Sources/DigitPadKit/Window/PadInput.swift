@@ -15,6 +15,8 @@ public enum PadKey: Equatable, Sendable {
     case digit(Int)
     /// L: clears the typed label (back to `--label`'s, if any).
     case clearLabel
+    /// A: learn the writer's hand from the labelled drawings saved (`PadAdaptation`).
+    case adapt
     case quit
 }
 
@@ -39,5 +41,7 @@ public enum PadEffect: Equatable, Sendable {
     case recognize(live: Bool)
     case save
     case open
+    /// Learn a personal profile from the labelled drawings saved, and read with it.
+    case adapt
     case quit
 }

@@ -1,7 +1,7 @@
 import DigitApp
 /// The buttons of the panel, in the order shown.
 public enum PadButton: String, CaseIterable, Sendable {
-    case clear, undo, save, open
+    case clear, undo, save, open, adapt
 
     public var title: String {
         switch self {
@@ -9,6 +9,7 @@ public enum PadButton: String, CaseIterable, Sendable {
         case .undo: return "Undo"
         case .save: return "Save"
         case .open: return "Open"
+        case .adapt: return "Adapt"
         }
     }
 }
@@ -123,6 +124,15 @@ public struct PadLayout: Equatable, Sendable {
         chart = .zero
         status = .zero
         buttons = [:]
+    }
+
+    /// The size of the buttons' titles: `textScale`, or smaller where a title would not fit its
+    /// button (five share the panel's width); 0 when not even the smallest fits.
+    public var buttonTextScale: Int {
+        guard let width = buttons.values.map(\.width).min() else { return 0 }
+        var s = textScale
+        while s > 0 && PadButton.allCases.contains(where: { BitmapFont.width(of: $0.title, scale: s) > width }) { s -= 1 }
+        return s
     }
 
     /// The button under a point, if any.

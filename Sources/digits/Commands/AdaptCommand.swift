@@ -50,9 +50,15 @@ struct AdaptCommand: CLICommand {
         var records: [DrawingRecord] = []
         for file in files { records += try DrawingLoader.load(file).filter { keep($0.writer) } }
         let (examples, skipped) = WriterAdaptation.examples(from: records, recognizer: recognizer)
+        guard !examples.isEmpty else {
+            // One line, naming the file when there is one: the skipped drawings would all be listed otherwise.
+            let unlabelled = skipped.allSatisfy { $0.hasSuffix(": no digit label") }
+            throw DigitError(.usage, file: files.count == 1 ? files[0] : nil, records.isEmpty ? "no drawings found"
+                : unlabelled ? "none of the \(records.count) drawings has a digit label (\"label\": \"7\", or \"407\" for a number)"
+                : "none of the \(records.count) drawings gave a labelled digit; the first: \(skipped.first ?? "")")
+        }
         for s in skipped.prefix(10) { printError("digits adapt: skipped \(s)") }
         if skipped.count > 10 { printError("digits adapt: skipped \(skipped.count - 10) more") }
-        guard !examples.isEmpty else { throw DigitError(.usage, "none of the \(records.count) drawings gave a labelled digit") }
         let record = ["adapt_command": (["digits"] + CommandLine.arguments.dropFirst()).joined(separator: " ")]
         let (profile, report) = try WriterAdaptation(options: options).adapt(model: model, examples: examples, threads: threads,
                                                                               record: record)

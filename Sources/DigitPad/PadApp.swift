@@ -6,9 +6,9 @@ import Foundation
 
 /// The window's glue. SDL events become `PadInput` for the `PadController`, which holds the
 /// window's behaviour; its effects become actions here: recognition requests (`AnswerFlow`),
-/// Save and Open (`PadFiles`), Adapt (`AdaptationWorker`), quitting. Each frame renders what changed into the `Surface` and
-/// `PadView` shows it. `EventLoop` runs it all; `--replay`, `--screenshot` and `--exit` are the
-/// only timed work.
+/// Save and Open (`PadFiles`), Adapt (`AdaptationWorker`), quitting. Each frame renders what
+/// changed into the `Surface` and `PadView` shows it. `EventLoop` runs it all; `--replay`,
+/// `--screenshot` and `--exit` are the only timed work.
 final class PadApp: EventLoopClient {
     private let options: PadOptions
     private let view: PadView

@@ -60,13 +60,22 @@ extension DigitRecognizer {
             return readSingle(page)
         }
         if let lines = lineReader {
-            let strips = LineImage.lines(image: image, workingSide: options.workingSide)
+            let (strips, others) = LineImage.linesAndOthers(image: image, workingSide: options.workingSide)
             guard !strips.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
             // A further line in which the model reads nothing, or nothing that is even half sure
             // (an underline's band, a smudge, the edge of the next row), is no line.
-            let readings = try strips.map { try lines.read($0, marksCutDigits: options.marksCutDigits) }
-            let kept = readings.count == 1 ? readings : readings.filter { reading in
+            func isLine(_ reading: NumberReading) -> Bool {
                 !reading.isNothingRead && reading.digits.contains { max($0.confidence, $0.notADigit) >= 0.5 }
+            }
+            let readings = try strips.map { try lines.read($0, marksCutDigits: options.marksCutDigits) }
+            let kept = readings.count == 1 ? readings : readings.filter(isLine)
+            if kept.count == 1, kept[0].isNothingRead {
+                // The heaviest ink was only a mark (a dash, a ditto, an underline's remains): the
+                // writing, if any, is in another band; the best scoring one that reads as a line.
+                for strip in others {
+                    let reading = try lines.read(strip, marksCutDigits: options.marksCutDigits)
+                    if isLine(reading) { return reading }
+                }
             }
             return NumberReading(lines: kept.isEmpty ? [readings[0]] : kept)
         }

@@ -69,10 +69,17 @@ public struct LineImage: Sendable {
     /// sharing at least half the narrower one's columns with it (a note's lines stand one under
     /// another; a letter of the next column of a register, beside the number, does not).
     public static func lines(image: DecodedImage, workingSide: Int = 1200) -> [LineImage] {
+        linesAndOthers(image: image, workingSide: workingSide).lines
+    }
+
+    /// `lines(image:)`, and the image's other bands of ink, best scoring first: where to look
+    /// when the lines hold nothing to read (a dash or a ditto mark in the middle of a register's
+    /// cell, the number itself low in the crop).
+    public static func linesAndOthers(image: DecodedImage, workingSide: Int = 1200) -> (lines: [LineImage], others: [LineImage]) {
         let page = Page(image).reduced(toSide: workingSide)
         let prepared = Prepared(page)
         let toImage = Float(page.factor * image.scale)
-        guard let best = prepared.bands.max(by: { $0.score < $1.score }) else { return [] }
+        guard let best = prepared.bands.max(by: { $0.score < $1.score }) else { return ([], []) }
         let h = Float(page.height)
         let others = prepared.bands.filter { band in
             let middle = Float(band.top + band.bottom) / 2 / h
@@ -81,7 +88,9 @@ public struct LineImage: Sendable {
                 && 2 * (min(band.right, best.right) - max(band.left, best.left)) >= min(band.right - band.left, best.right - best.left)
                 && (band.bottom < best.top || band.top > best.bottom)
         }
-        return ([best] + others).sorted { $0.top < $1.top }.map { LineImage(prepared, $0, toImage: toImage) }
+        let lines = ([best] + others).sorted { $0.top < $1.top }
+        let rest = prepared.bands.filter { band in !lines.contains { $0.top == band.top } }.sorted { $0.score > $1.score }
+        return (lines.map { LineImage(prepared, $0, toImage: toImage) }, rest.map { LineImage(prepared, $0, toImage: toImage) })
     }
 
     /// The page's ink with margins and rules removed, and its bands of writing.

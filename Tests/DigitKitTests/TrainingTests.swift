@@ -20,10 +20,10 @@ final class TrainingTests: XCTestCase {
     /// of 8 images each), augmentation on, and a network with every layer type including dropout
     /// after pooling, so every source of randomness and every parallel reduction is exercised.
     private func smallOptions(threads: Int = 1) -> TrainingOptions {
-        TrainingOptions.shortRun([Conv2D("conv1", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
-                                  Conv2D("conv2", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(), MaxPool2D(),
-                                  Flatten(), Dropout(0.3), Linear("fc", outCount: 10)],
-                                 epochs: 2, batchSize: 32, warmupEpochs: 0.5, threads: threads, seed: 17)
+        TrainingOptions(architecture: [Conv2D("conv1", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
+                                       Conv2D("conv2", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(), MaxPool2D(),
+                                       Flatten(), Dropout(0.3), Linear("fc", outCount: 10)],
+                        epochs: 2, batchSize: 32, warmupEpochs: 0.5, seed: 17, threads: threads)
     }
 
     private func smallTrainer(_ options: TrainingOptions, _ set: MNISTSet) throws -> Trainer {
@@ -43,7 +43,7 @@ final class TrainingTests: XCTestCase {
 
     func testTraining_TinyNetworkReachesNinetyPercentOnHeldOutImagesInSeconds() throws {
         guard let set = try trainSet() else { return }
-        let options = TrainingOptions.shortRun(Architecture.tiny(), epochs: 2, batchSize: 32, warmupEpochs: 0.3, threads: 2, seed: 1)
+        let options = TrainingOptions(architecture: Architecture.tiny(), epochs: 2, batchSize: 32, warmupEpochs: 0.3, seed: 1, threads: 2)
         // 3,000 training images; 1,000 other training images held out (never seen in training).
         let trainer = try Trainer(options: options, train: MNISTSamples(set, range: 0..<3000),
                               validation: MNISTSamples(set, range: 59000..<60000))

@@ -48,6 +48,15 @@ static void digits_install_errors(struct digits_error *error) {
     error->at_end = 0;
 }
 
+// Clears `info` and `cinfo` and gives `cinfo` the error handler `error`, before a decode.
+static void digits_begin_decompress(digits_jpeg_info *info, j_decompress_ptr cinfo, struct digits_error *error) {
+    memset(info, 0, sizeof *info);
+    memset(cinfo, 0, sizeof *cinfo);
+    digits_install_errors(error);
+    cinfo->err = &error->pub;
+}
+
+// After libjpeg's error: the message and the offset into `info`, then `cinfo` destroyed.
 static void digits_fail(digits_jpeg_info *info, struct digits_error *error, j_decompress_ptr cinfo, size_t size) {
     if (error->at_end) {
         snprintf(info->message, sizeof info->message, "the file ends before the image data does (%s)", error->message);
@@ -56,7 +65,18 @@ static void digits_fail(digits_jpeg_info *info, struct digits_error *error, j_de
         snprintf(info->message, sizeof info->message, "%s", error->message);
         info->error_offset = cinfo->src ? size - cinfo->src->bytes_in_buffer : 0;
     }
+    jpeg_destroy_decompress(cinfo);
 }
+
+// Where a decode returns -1 after libjpeg's error (`digits_fail`). A macro, not a function:
+// setjmp must run in the frame that the error handler's longjmp returns to.
+#define DIGITS_RETURN_ON_JPEG_ERROR(info, error, cinfo, size) \
+    do {                                                      \
+        if (setjmp((error).jump)) {                           \
+            digits_fail((info), &(error), &(cinfo), (size));  \
+            return -1;                                        \
+        }                                                     \
+    } while (0)
 
 static int digits_color_space(J_COLOR_SPACE space) {
     switch (space) {
@@ -80,15 +100,8 @@ static void digits_fill_header(digits_jpeg_info *info, j_decompress_ptr cinfo) {
 int digits_jpeg_read_header(const uint8_t *data, size_t size, digits_jpeg_info *info) {
     struct jpeg_decompress_struct cinfo;
     struct digits_error error;
-    memset(info, 0, sizeof *info);
-    memset(&cinfo, 0, sizeof cinfo);
-    digits_install_errors(&error);
-    cinfo.err = &error.pub;
-    if (setjmp(error.jump)) {
-        digits_fail(info, &error, &cinfo, size);
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
+    digits_begin_decompress(info, &cinfo, &error);
+    DIGITS_RETURN_ON_JPEG_ERROR(info, error, cinfo, size);
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
@@ -121,15 +134,8 @@ int digits_jpeg_decode_gray(const uint8_t *data, size_t size, int scale_denom, i
     struct jpeg_decompress_struct cinfo;
     struct digits_error error;
     struct digits_progress progress;
-    memset(info, 0, sizeof *info);
-    memset(&cinfo, 0, sizeof cinfo);
-    digits_install_errors(&error);
-    cinfo.err = &error.pub;
-    if (setjmp(error.jump)) {
-        digits_fail(info, &error, &cinfo, size);
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
+    digits_begin_decompress(info, &cinfo, &error);
+    DIGITS_RETURN_ON_JPEG_ERROR(info, error, cinfo, size);
     jpeg_create_decompress(&cinfo);
     progress.pub.progress_monitor = digits_progress_monitor;
     progress.max_scans = max_scans;

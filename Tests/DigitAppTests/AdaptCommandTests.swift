@@ -6,16 +6,6 @@ import XCTest
 /// `digits adapt` through the real binary: its help, its usage errors, a profile learned from one
 /// pendigits writer and used by `digits recognize --profile`, and a profile refused by other weights.
 final class AdaptCommandTests: DigitsCommandTestCase {
-    /// Exit `status` and exactly one stderr line, containing each of `parts`.
-    private func assertOneLineError(_ r: Executable.Result, status: Int32, _ parts: [String],
-                                    file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(r.status, status, "stderr: \(r.stderr)", file: file, line: line)
-        XCTAssertEqual(r.stderrLines.count, 1, "stderr: \(r.stderr)", file: file, line: line)
-        for part in parts {
-            XCTAssertTrue(r.stderr.contains(part), "'\(part)' not in: \(r.stderr)", file: file, line: line)
-        }
-    }
-
     /// The first `count` drawings of pendigits writer 3 as a JSON Lines file (the whole writer has
     /// 250: a few dozen keep the test quick).
     private func writerThree(_ count: Int) throws -> String {

@@ -22,16 +22,6 @@ final class CLIRobustnessTests: DigitsCommandTestCase {
         return url.path
     }
 
-    /// Exit `status` and exactly one stderr line, containing each of `parts`.
-    private func assertOneLineError(_ r: Executable.Result, status: Int32, _ parts: [String],
-                                    file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(r.status, status, "stderr: \(r.stderr)", file: file, line: line)
-        XCTAssertEqual(r.stderrLines.count, 1, "stderr: \(r.stderr)", file: file, line: line)
-        for part in parts {
-            XCTAssertTrue(r.stderr.contains(part), "'\(part)' not in: \(r.stderr)", file: file, line: line)
-        }
-    }
-
     // MARK: - Stroke files
 
     func testCLI_EachClassOfBadStrokeFileExits1WithOneLineNamingFileAndPlace() throws {

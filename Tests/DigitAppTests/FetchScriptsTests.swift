@@ -74,20 +74,33 @@ final class FetchScriptsTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: root + "/shared", withDestinationPath: shared)
     }
 
+    /// With the shared data folder linked beside the copy and the real Fixtures/`folder`/SHA256SUMS
+    /// in it, runs `script`, which must succeed; returns that first run.
+    @discardableResult
+    private func fillFromSharedData(_ script: String, folder: String) throws -> Executable.Result {
+        try linkSharedData()
+        try FileManager.default.copyItem(atPath: TestPaths.fixtures.appendingPathComponent(folder + "/SHA256SUMS").path,
+                                         toPath: repo + "/Fixtures/\(folder)/SHA256SUMS")
+        let first = try run(script)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        return first
+    }
+
+    /// Runs `script` again: it succeeds, saying only `stdout`.
+    private func assertRunAgainIsANoOp(_ script: String, says stdout: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let second = try run(script)
+        XCTAssertEqual(second.status, 0, second.stderr, file: file, line: line)
+        XCTAssertEqual(second.stdout, stdout, file: file, line: line)
+    }
+
     // MARK: - fetch-mnist
 
     func testFetchMNIST_FillsFromTheSharedFolderThenIsANoOp() throws {
-        try linkSharedData()
-        try FileManager.default.copyItem(atPath: TestPaths.mnist.appendingPathComponent("SHA256SUMS").path,
-                                         toPath: repo + "/Fixtures/mnist/SHA256SUMS")
-        let first = try run("fetch-mnist")
-        XCTAssertEqual(first.status, 0, first.stderr)
+        let first = try fillFromSharedData("fetch-mnist", folder: "mnist")
         for name in mnistNames { XCTAssertTrue(first.stdout.contains("\(name): ok"), first.stdout) }
         let images = try IDX.readImages(path: repo + "/Fixtures/mnist/t10k-images-idx3-ubyte")
         XCTAssertEqual(images.count, 10_000)
-        let second = try run("fetch-mnist")
-        XCTAssertEqual(second.status, 0, second.stderr)
-        XCTAssertEqual(second.stdout, "fetch-mnist: all 4 files present and verified in \(repo)/Fixtures/mnist\n")
+        try assertRunAgainIsANoOp("fetch-mnist", says: "fetch-mnist: all 4 files present and verified in \(repo)/Fixtures/mnist\n")
     }
 
     func testFetchMNIST_TakesRawAndGzipFilesFromMNISTDir() throws {
@@ -158,16 +171,11 @@ final class FetchScriptsTests: XCTestCase {
     // MARK: - fetch-pendigits
 
     func testFetchPendigits_FillsFromTheSharedFolderThenIsANoOp() throws {
-        try linkSharedData()
-        try FileManager.default.copyItem(atPath: TestPaths.fixtures.appendingPathComponent("pendigits/SHA256SUMS").path,
-                                         toPath: repo + "/Fixtures/pendigits/SHA256SUMS")
-        let first = try run("fetch-pendigits")
-        XCTAssertEqual(first.status, 0, first.stderr)
+        try fillFromSharedData("fetch-pendigits", folder: "pendigits")
         let text = String(decoding: read("repo/Fixtures/pendigits/pendigits-orig.tra") ?? [], as: UTF8.self)
         XCTAssertEqual(text.components(separatedBy: ".SEGMENT DIGIT").count - 1, 7494)
-        let second = try run("fetch-pendigits")
-        XCTAssertEqual(second.status, 0, second.stderr)
-        XCTAssertEqual(second.stdout, "fetch-pendigits: pendigits-orig.tra present and verified in \(repo)/Fixtures/pendigits\n")
+        try assertRunAgainIsANoOp("fetch-pendigits",
+                                  says: "fetch-pendigits: pendigits-orig.tra present and verified in \(repo)/Fixtures/pendigits\n")
     }
 
     func testFetchPendigits_UnpacksAZipDownloadAfterAFailedSource() throws {

@@ -13,6 +13,22 @@ extension TestPaths {
 }
 
 extension ExpectedImage {
+    /// Decodes each fixture whose name ends in one of `suffixes` and that expected.json describes,
+    /// asserts what every lossless decoder reports alike (`assertDecoded`), and hands the image on
+    /// for the format's own checks. Returns the number of fixture files with those suffixes.
+    static func decodeEach(withSuffixes suffixes: [String], format: DecodedImage.Format,
+                           _ decode: ([UInt8], String) throws -> DecodedImage,
+                           check: (DecodedImage, ExpectedImage, String) -> Void) throws -> Int {
+        let names = files(withSuffixes: suffixes)
+        for name in names {
+            guard let expected = all[name] else { continue }
+            let image = try decode(try TestPaths.image(name), name)
+            expected.assertDecoded(image, format: format, name)
+            check(image, expected, name)
+        }
+        return names.count
+    }
+
     /// Asserts what every lossless decoder reports alike: size, luminance, format, colour type and depth.
     func assertDecoded(_ image: DecodedImage, format: DecodedImage.Format, _ name: String,
                        file: StaticString = #filePath, line: UInt = #line) {

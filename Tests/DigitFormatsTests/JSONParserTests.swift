@@ -24,6 +24,13 @@ final class JSONParserTests: XCTestCase {
         failure(Array(text.utf8), file: file, line: line)
     }
 
+    /// Asserts that each input fails to parse with its message; a failure names the input.
+    private func assertFailures(_ cases: KeyValuePairs<String, String>, file: StaticString = #filePath, line: UInt = #line) {
+        for (input, message) in cases {
+            XCTAssertEqual(failure(input, file: file, line: line)?.message, message, "input: \(input)", file: file, line: line)
+        }
+    }
+
     func testParse_ScalarsAndContainers() throws {
         XCTAssertEqual(try parse("null"), .null)
         XCTAssertEqual(try parse(" true "), .bool(true))
@@ -176,20 +183,24 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testParse_TruncatedInputsAreRejected() {
-        XCTAssertEqual(failure("")?.message, "expected a JSON value, found end of input")
-        XCTAssertEqual(failure("[1, 2")?.message, "unexpected end of input inside an array")
-        XCTAssertEqual(failure("{\"a\": 1")?.message, "unexpected end of input inside an object")
-        XCTAssertEqual(failure("\"abc")?.message, "unterminated string (opened at byte 0)")
-        XCTAssertEqual(failure("tru")?.message, "expected 'true', found end of input")
-        XCTAssertEqual(failure("{\"a\" 1}")?.message, "expected ':' after the object key \"a\", found '1'")
-        XCTAssertEqual(failure("{1: 2}")?.message, "expected a string key in the object, found '1'")
+        assertFailures([
+            "": "expected a JSON value, found end of input",
+            "[1, 2": "unexpected end of input inside an array",
+            "{\"a\": 1": "unexpected end of input inside an object",
+            "\"abc": "unterminated string (opened at byte 0)",
+            "tru": "expected 'true', found end of input",
+            "{\"a\" 1}": "expected ':' after the object key \"a\", found '1'",
+            "{1: 2}": "expected a string key in the object, found '1'",
+        ])
     }
 
     func testParse_TrailingCommaAndTrailingContentAreRejected() {
-        XCTAssertEqual(failure("[1, 2,]")?.message, "expected a JSON value, found ']'")
-        XCTAssertEqual(failure("{\"a\": 1,}")?.message, "expected a string key in the object, found '}'")
-        XCTAssertEqual(failure("{} {}")?.message, "unexpected '{' after the JSON value")
-        XCTAssertEqual(failure("1 2")?.message, "unexpected '2' after the JSON value")
+        assertFailures([
+            "[1, 2,]": "expected a JSON value, found ']'",
+            "{\"a\": 1,}": "expected a string key in the object, found '}'",
+            "{} {}": "unexpected '{' after the JSON value",
+            "1 2": "unexpected '2' after the JSON value",
+        ])
     }
 
     func testParse_DuplicateKeysAreRejected() {
@@ -221,15 +232,7 @@ final class JSONParserTests: XCTestCase {
         var rng = SplitMix64(seed: 42)
         var parsed = 0
         for _ in 0..<3000 {
-            var bytes = original
-            for _ in 0..<(1 + Int(rng.next() % 4)) {
-                let position = Int(rng.next() % UInt64(bytes.count))
-                switch rng.next() % 3 {
-                case 0: bytes[position] = alphabet[Int(rng.next() % UInt64(alphabet.count))]
-                case 1: bytes.remove(at: position)
-                default: bytes.insert(alphabet[Int(rng.next() % UInt64(alphabet.count))], at: position)
-                }
-            }
+            let bytes = rng.damaged(original) { alphabet[Int($0.next() % UInt64(alphabet.count))] }
             if let value = try? JSONParser.parse(bytes) {
                 parsed += 1
                 _ = try? StrokeJSON.decode(value)

@@ -7,17 +7,14 @@ import XCTest
 /// PNM fixtures were written by scripts/make-image-fixtures (and read back by Pillow where it can).
 final class PNMTests: XCTestCase {
     func testPNM_EveryFixtureDecodesToTheExpectedLuminance() throws {
-        let names = ExpectedImage.files(withSuffixes: [".pgm", ".ppm"])
-        XCTAssertEqual(names.count, 11)
         var variants = Set<String>()
-        for name in names {
-            guard let expected = ExpectedImage.all[name] else { continue }
-            let image = try PNM.decode(try TestPaths.image(name), file: name)
-            expected.assertDecoded(image, format: .pnm, name)
+        let count = try ExpectedImage.decodeEach(withSuffixes: [".pgm", ".ppm"], format: .pnm,
+                                                 { try PNM.decode($0, file: $1) }) { image, expected, name in
             XCTAssertEqual(image.maxValue, expected.maxValue, name)
             XCTAssertEqual(image.variant, expected.variant, name)
             variants.insert(image.variant ?? "")
         }
+        XCTAssertEqual(count, 11)
         XCTAssertEqual(variants, ["P2", "P3", "P5", "P6"])
     }
 

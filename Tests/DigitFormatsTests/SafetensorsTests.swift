@@ -24,17 +24,24 @@ final class SafetensorsTests: XCTestCase {
     /// Asserts that parsing fails with a `.format` error whose description contains every fragment.
     private func assertRejects(_ bytes: [UInt8], _ fragments: String..., kind: DigitError.Kind = .format,
                                file: StaticString = #filePath, line: UInt = #line) {
+        assertRejects(bytes, fragments, kind: kind, case: nil, file: file, line: line)
+    }
+
+    /// The same for one case of a table: `name` begins every failure's message.
+    private func assertRejects(_ bytes: [UInt8], _ fragments: [String], kind: DigitError.Kind = .format, case name: String?,
+                               file: StaticString = #filePath, line: UInt = #line) {
+        let prefix = name.map { "\($0): " } ?? ""
         do {
             let parsed = try SafetensorsFile.parse(bytes, file: "bad.safetensors")
-            XCTFail("expected an error, parsed \(parsed.tensors.keys.sorted())", file: file, line: line)
+            XCTFail("\(prefix)expected an error, parsed \(parsed.tensors.keys.sorted())", file: file, line: line)
         } catch let error as DigitError {
-            XCTAssertEqual(error.kind, kind, "\(error)", file: file, line: line)
-            XCTAssertEqual(error.file, "bad.safetensors", file: file, line: line)
+            XCTAssertEqual(error.kind, kind, "\(prefix)\(error)", file: file, line: line)
+            XCTAssertEqual(error.file, "bad.safetensors", prefix, file: file, line: line)
             for fragment in fragments {
-                XCTAssertTrue(error.description.contains(fragment), "'\(error)' does not mention '\(fragment)'", file: file, line: line)
+                XCTAssertTrue(error.description.contains(fragment), "\(prefix)'\(error)' does not mention '\(fragment)'", file: file, line: line)
             }
         } catch {
-            XCTFail("unexpected error type: \(error)", file: file, line: line)
+            XCTFail("\(prefix)unexpected error type: \(error)", file: file, line: line)
         }
     }
 
@@ -276,20 +283,25 @@ final class SafetensorsTests: XCTestCase {
 
     func testSafetensors_BadDataOffsetsThrow() {
         let data = floatBytes([1, 2])
-        func header(_ offsets: String, shape: String = "2") -> [UInt8] {
-            file("{\"t\":{\"dtype\":\"F32\",\"shape\":[\(shape)],\"data_offsets\":\(offsets)}}", data: data)
+        // A tensor's data_offsets and shape, and what the error must mention.
+        let cases: [(offsets: String, shape: String, fragments: [String])] = [
+            ("[0]", "2", ["data_offsets is an array, expected an array of two integers"]),
+            ("[0,4,8]", "2", ["expected an array of two integers"]),
+            ("\"0-8\"", "2", ["data_offsets is a string"]),
+            ("[0,8.5]", "2", ["two non-negative integers", "the number 8.5"]),
+            ("[-4,4]", "2", ["two non-negative integers"]),
+            ("[8,0]", "2", ["end 0 is before begin 8"]),
+            ("[0,4]", "2", ["hold 4 bytes, but shape [2] of F32 needs 8"]),
+            ("[4,12]", "2", ["data_offsets end 12 is past the end of the 8-byte data buffer"]),
+            ("[9007199254740992,9007199254740992]", "0", ["past the end"]),
+            ("[9223372036854775807,9223372036854775807]", "0", ["two non-negative integers"]),
+        ]
+        for c in cases {
+            let header = "{\"t\":{\"dtype\":\"F32\",\"shape\":[\(c.shape)],\"data_offsets\":\(c.offsets)}}"
+            assertRejects(file(header, data: data), c.fragments, case: "data_offsets \(c.offsets), shape [\(c.shape)]")
         }
-        assertRejects(header("[0]"), "data_offsets is an array, expected an array of two integers")
-        assertRejects(header("[0,4,8]"), "expected an array of two integers")
-        assertRejects(header("\"0-8\""), "data_offsets is a string")
-        assertRejects(header("[0,8.5]"), "two non-negative integers", "the number 8.5")
-        assertRejects(header("[-4,4]"), "two non-negative integers")
-        assertRejects(header("[8,0]"), "end 0 is before begin 8")
-        assertRejects(header("[0,4]"), "hold 4 bytes, but shape [2] of F32 needs 8")
-        assertRejects(header("[4,12]"), "data_offsets end 12 is past the end of the 8-byte data buffer")
-        assertRejects(header("[9007199254740992,9007199254740992]", shape: "0"), "past the end")
-        assertRejects(header("[9223372036854775807,9223372036854775807]", shape: "0"), "two non-negative integers")
     }
+
 
     func testSafetensors_OverlapsHolesAndTrailingBytesThrow() {
         let data8 = floatBytes([1, 2])
@@ -354,15 +366,7 @@ final class SafetensorsTests: XCTestCase {
         var rng = SplitMix64(seed: 42)
         var accepted = 0
         for _ in 0..<3000 {
-            var bytes = original
-            for _ in 0..<(1 + Int(rng.next() % 4)) {
-                let i = Int(rng.next() % UInt64(bytes.count))
-                switch rng.next() % 3 {
-                case 0: bytes[i] = UInt8(truncatingIfNeeded: rng.next())
-                case 1: bytes.remove(at: i)
-                default: bytes.insert(UInt8(truncatingIfNeeded: rng.next()), at: i)
-                }
-            }
+            let bytes = rng.damaged(original) { UInt8(truncatingIfNeeded: $0.next()) }
             do {
                 let parsed = try SafetensorsFile.parse(bytes, file: "fuzz")
                 // A mutation that still parses (a changed value byte) must describe a writable file.

@@ -143,7 +143,8 @@ final class GradientCheckTests: XCTestCase {
     func testHeightPool_GradientMatchesFiniteDifferences() {
         var rng = SplitMix64(seed: 27)
         let shape = ActivationShape(height: 4, width: 5, channels: 3)
-        checkLayer(HeightPoolTraining(inShape: shape, outShape: ActivationShape(height: 1, width: 5, channels: 3), capacity: 2),
+        checkLayer(RowMeanTraining(inShape: shape, outShape: ActivationShape(height: 1, width: 5, channels: 3), capacity: 2,
+                                   scaling: .multiplyByReciprocal),
                    input: rng.floats(2 * shape.count), count: 2)
     }
 

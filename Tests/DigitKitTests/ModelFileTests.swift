@@ -39,12 +39,7 @@ final class ModelFileTests: XCTestCase {
     func testExport_TrainedStandardNetworkGivesTheSameLogitsAsItsInferenceNetwork() throws {
         guard let dir = TestPaths.requireMNIST() else { return }
         let set = try MNISTSet.load(directory: dir.path, split: .train)
-        var options = TrainingOptions()
-        options.architecture = Architecture.standard()
-        options.epochs = 1
-        options.batchSize = 32
-        options.threads = 2
-        options.warmupEpochs = 0
+        let options = TrainingOptions(architecture: Architecture.standard(), epochs: 1, batchSize: 32, warmupEpochs: 0, threads: 2)
         // 128 images, 4 steps: enough to move every weight and the batch-norm running statistics.
         let trainer = try Trainer(options: options, train: MNISTSamples(set, range: 0..<128),
                               validation: MNISTSamples(set, range: 128..<160))

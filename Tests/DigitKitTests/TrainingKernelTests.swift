@@ -8,15 +8,22 @@ import XCTest
 final class TrainingKernelTests: XCTestCase {
     private func random(_ count: Int, _ rng: inout SplitMix64) -> [Float] { (0..<count).map { _ in rng.uniform(-2, 2) } }
 
-    /// The scalar batch-norm forward statistics and normalization (training mode) of the original layer.
-    private func scalarBatchNormForward(_ x: [Float], count: Int, pixels: Int, c: Int, gamma: [Float], beta: [Float],
-                                        eps: Float) -> (out: [Float], xhat: [Float]) {
+    /// Per channel, Σa (first `c` entries) and Σa·b (the next `c`) over `count` images of `pixels`
+    /// pixels: summed in Float within an image and in Double across images, as the original layer did.
+    private func channelSums(_ a: [Float], times b: [Float], count: Int, pixels: Int, c: Int) -> [Double] {
         var s = [Double](repeating: 0, count: 2 * c)
         for n in 0..<count {
             var s1 = [Float](repeating: 0, count: c), s2 = [Float](repeating: 0, count: c)
-            for i in 0..<pixels { for k in 0..<c { let v = x[n * pixels * c + i * c + k]; s1[k] += v; s2[k] += v * v } }
+            for i in 0..<pixels { for k in 0..<c { let j = n * pixels * c + i * c + k; s1[k] += a[j]; s2[k] += a[j] * b[j] } }
             for k in 0..<c { s[k] += Double(s1[k]); s[c + k] += Double(s2[k]) }
         }
+        return s
+    }
+
+    /// The scalar batch-norm forward statistics and normalization (training mode) of the original layer.
+    private func scalarBatchNormForward(_ x: [Float], count: Int, pixels: Int, c: Int, gamma: [Float], beta: [Float],
+                                        eps: Float) -> (out: [Float], xhat: [Float]) {
+        let s = channelSums(x, times: x, count: count, pixels: pixels, c: c)
         let m = Double(count * pixels)
         var mean = [Float](repeating: 0, count: c), inv = mean
         for k in 0..<c {
@@ -52,19 +59,9 @@ final class TrainingKernelTests: XCTestCase {
             for p in layer.parameters { p.prepare(chunks: ctx.chunks.count) }
             let dInput = layer.backward(FloatBuffer(dy), ctx, needInputGrad: true)!.array
             // Scalar backward of the original layer.
-            var s = [Double](repeating: 0, count: 2 * c)
-            for n in 0..<count {
-                var s1 = [Float](repeating: 0, count: c), s2 = [Float](repeating: 0, count: c)
-                for i in 0..<pixels { for k in 0..<c { let j = n * pixels * c + i * c + k; s1[k] += dy[j]; s2[k] += dy[j] * xhat[j] } }
-                for k in 0..<c { s[k] += Double(s1[k]); s[c + k] += Double(s2[k]) }
-            }
+            let s = channelSums(dy, times: xhat, count: count, pixels: pixels, c: c)
             // invStd is recovered from the forward pass exactly as the layer computes it.
-            var sums = [Double](repeating: 0, count: 2 * c)
-            for n in 0..<count {
-                var s1 = [Float](repeating: 0, count: c), s2 = [Float](repeating: 0, count: c)
-                for i in 0..<pixels { for k in 0..<c { let v = x[n * pixels * c + i * c + k]; s1[k] += v; s2[k] += v * v } }
-                for k in 0..<c { sums[k] += Double(s1[k]); sums[c + k] += Double(s2[k]) }
-            }
+            let sums = channelSums(x, times: x, count: count, pixels: pixels, c: c)
             let m = Float(count * pixels)
             var expectedDInput = dy
             for j in 0..<dy.count {

@@ -20,16 +20,10 @@ final class TrainingTests: XCTestCase {
     /// of 8 images each), augmentation on, and a network with every layer type including dropout
     /// after pooling, so every source of randomness and every parallel reduction is exercised.
     private func smallOptions(threads: Int = 1) -> TrainingOptions {
-        var o = TrainingOptions()
-        o.architecture = [Conv2D("conv1", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
-                          Conv2D("conv2", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(), MaxPool2D(),
-                          Flatten(), Dropout(0.3), Linear("fc", outCount: 10)]
-        o.epochs = 2
-        o.batchSize = 32
-        o.warmupEpochs = 0.5
-        o.threads = threads
-        o.seed = 17
-        return o
+        TrainingOptions(architecture: [Conv2D("conv1", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
+                                       Conv2D("conv2", outChannels: 16, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(), MaxPool2D(),
+                                       Flatten(), Dropout(0.3), Linear("fc", outCount: 10)],
+                        epochs: 2, batchSize: 32, warmupEpochs: 0.5, seed: 17, threads: threads)
     }
 
     private func smallTrainer(_ options: TrainingOptions, _ set: MNISTSet) throws -> Trainer {
@@ -49,13 +43,7 @@ final class TrainingTests: XCTestCase {
 
     func testTraining_TinyNetworkReachesNinetyPercentOnHeldOutImagesInSeconds() throws {
         guard let set = try trainSet() else { return }
-        var options = TrainingOptions()
-        options.architecture = Architecture.tiny()
-        options.epochs = 2
-        options.batchSize = 32
-        options.warmupEpochs = 0.3
-        options.threads = 2
-        options.seed = 1
+        let options = TrainingOptions(architecture: Architecture.tiny(), epochs: 2, batchSize: 32, warmupEpochs: 0.3, seed: 1, threads: 2)
         // 3,000 training images; 1,000 other training images held out (never seen in training).
         let trainer = try Trainer(options: options, train: MNISTSamples(set, range: 0..<3000),
                               validation: MNISTSamples(set, range: 59000..<60000))

@@ -34,11 +34,8 @@ final class SDLEventsTests: XCTestCase {
 
     private func mouseButton(_ type: SDL_EventType, x: Int32, y: Int32, button: UInt8, which: UInt32 = 0) -> SDL_Event {
         var e = SDL_Event()
-        e.button.type = type.rawValue
-        e.button.which = which
-        e.button.button = button
-        e.button.x = x
-        e.button.y = y
+        e.button = SDL_MouseButtonEvent(type: type.rawValue, timestamp: 0, windowID: 0, which: which, button: button,
+                                        state: 0, clicks: 0, padding1: 0, x: x, y: y)
         return e
     }
 

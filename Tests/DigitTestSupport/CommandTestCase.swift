@@ -18,4 +18,14 @@ open class DigitsCommandTestCase: XCTestCase {
         guard let digits = Executable.named("digits", file: file, line: line) else { throw Executable.Missing() }
         return try digits.run(args, in: directory ?? folder, environment: environment, stdin: stdin, file: file, line: line)
     }
+
+    /// Exit `status` and exactly one stderr line, containing each of `parts`.
+    public func assertOneLineError(_ r: Executable.Result, status: Int32, _ parts: [String],
+                                   file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(r.status, status, "stderr: \(r.stderr)", file: file, line: line)
+        XCTAssertEqual(r.stderrLines.count, 1, "stderr: \(r.stderr)", file: file, line: line)
+        for part in parts {
+            XCTAssertTrue(r.stderr.contains(part), "'\(part)' not in: \(r.stderr)", file: file, line: line)
+        }
+    }
 }

@@ -197,4 +197,19 @@ public extension SplitMix64 {
     mutating func floats(_ count: Int, _ lo: Float = -1, _ hi: Float = 1) -> [Float] {
         (0..<count).map { _ in uniform(lo, hi) }
     }
+
+    /// `bytes` damaged by 1 to 4 edits, each at a random place: a byte replaced, removed, or
+    /// inserted; `newByte` draws the bytes put in.
+    mutating func damaged(_ bytes: [UInt8], newByte: (inout SplitMix64) -> UInt8) -> [UInt8] {
+        var bytes = bytes
+        for _ in 0..<(1 + Int(next() % 4)) {
+            let position = Int(next() % UInt64(bytes.count))
+            switch next() % 3 {
+            case 0: bytes[position] = newByte(&self)
+            case 1: bytes.remove(at: position)
+            default: bytes.insert(newByte(&self), at: position)
+            }
+        }
+        return bytes
+    }
 }

@@ -654,9 +654,7 @@ public enum Benchmark {
     /// `steps` steps (the first step, which allocates, is left out); and the median process CPU time
     /// per image of those steps in µs.
     public static func trainThroughput(_ set: MNISTSet, threads: Int, steps: Int) -> (Double, Double) {
-        var options = TrainingOptions()
-        options.epochs = 1
-        options.threads = threads
+        let options = TrainingOptions(epochs: 1, threads: threads)
         let batch = options.batchSize
         guard let trainer = try? Trainer(options: options, train: MNISTSamples(set, range: 0..<min(set.count, (steps + 1) * batch)),
                                             validation: MNISTSamples(set, range: (set.count - 200)..<set.count)) else { return (0, 0) }

@@ -125,22 +125,16 @@ public struct PaperRenderer: Sendable, Equatable {
     /// texture or mottle, black ink of full opacity, the number in the middle.
     public static var clean: PaperRenderer {
         var r = PaperRenderer()
-        r.rotation = 0...0
-        r.perspective = 0...0
+        let effects: [WritableKeyPath<PaperRenderer, ClosedRange<Float>>] = [
+            \.rotation, \.perspective, \.inkMottle, \.paperTint, \.texture, \.gradient, \.vignette, \.whiteBalance, \.blur, \.noise,
+        ]
+        for effect in effects { r[keyPath: effect] = 0...0 }
         r.offCentre = 0
         r.penWobble = 0
+        r.shadowShare = 0
         r.inkColours = [PaperColour(0, 0, 0)]
         r.inkOpacity = 1...1
-        r.inkMottle = 0...0
         r.paperTone = 0.8...0.8
-        r.paperTint = 0...0
-        r.texture = 0...0
-        r.gradient = 0...0
-        r.vignette = 0...0
-        r.whiteBalance = 0...0
-        r.shadowShare = 0
-        r.blur = 0...0
-        r.noise = 0...0
         return r
     }
 

@@ -7,18 +7,8 @@ import Foundation
 /// (never trained on).
 public struct LineRecipe: Sendable {
     public var name = "paper"
-    public var options: TrainingOptions = {
-        var o = TrainingOptions()
-        o.architecture = Architecture.line()
-        o.epochs = 20
-        o.batchSize = 32
-        o.learningRate = 0.002
-        o.weightDecay = 0.0001
-        o.warmupEpochs = 0.5
-        o.inputMean = 0.08
-        o.inputStd = 0.22
-        return o
-    }()
+    public var options = TrainingOptions(architecture: Architecture.line(), epochs: 20, batchSize: 32, learningRate: 0.002,
+                                         weightDecay: 0.0001, warmupEpochs: 0.5, inputMean: 0.08, inputStd: 0.22)
     /// The training input's width (lines wider are squeezed to it).
     public var width = 160
     /// Synthetic lines of `syntheticLengths` digits, made once per run.

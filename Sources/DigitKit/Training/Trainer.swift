@@ -4,28 +4,47 @@ import Foundation
 /// Everything that determines a training run. Two runs with the same options and data give the
 /// same weights bit for bit (whatever the thread count: work is split into fixed chunks).
 public struct TrainingOptions: Sendable {
-    public var architecture: [any Layer] = Architecture.standard()
-    public var epochs = 20
-    public var batchSize = 128
+    public var architecture: [any Layer]
+    public var epochs: Int
+    public var batchSize: Int
     /// Peak learning rate of SGD with Nesterov momentum.
-    public var learningRate: Float = 0.05
-    public var momentum: Float = 0.9
-    public var weightDecay: Float = 5e-4
+    public var learningRate: Float
+    public var momentum: Float
+    public var weightDecay: Float
     /// Linear warm-up length, then cosine decay to zero (`schedule == "cosine"`), or constant.
-    public var warmupEpochs: Float = 1
-    public var schedule = Schedule.cosine
-    public var seed: UInt64 = 1
-    public var threads = Parallel.processorCount
-    public var augment = true
+    public var warmupEpochs: Float
+    public var schedule: Schedule
+    public var seed: UInt64
+    public var threads: Int
+    public var augment: Bool
     /// Input normalization: MNIST training-set mean and standard deviation of p/255.
-    public var inputMean: Float = 0.1307
-    public var inputStd: Float = 0.3081
+    public var inputMean: Float
+    public var inputStd: Float
     /// Describes the training data (sources, ranges, repeats); part of the fingerprint.
-    public var dataTag = ""
+    public var dataTag: String
 
     public enum Schedule: String, Sendable { case cosine, constant }
 
-    public init() {}
+    /// The options given, and the defaults (the home of each option's default) for the rest.
+    public init(architecture: [any Layer] = Architecture.standard(), epochs: Int = 20, batchSize: Int = 128,
+                learningRate: Float = 0.05, momentum: Float = 0.9, weightDecay: Float = 5e-4, warmupEpochs: Float = 1,
+                schedule: Schedule = .cosine, seed: UInt64 = 1, threads: Int = Parallel.processorCount, augment: Bool = true,
+                inputMean: Float = 0.1307, inputStd: Float = 0.3081, dataTag: String = "") {
+        self.architecture = architecture
+        self.epochs = epochs
+        self.batchSize = batchSize
+        self.learningRate = learningRate
+        self.momentum = momentum
+        self.weightDecay = weightDecay
+        self.warmupEpochs = warmupEpochs
+        self.schedule = schedule
+        self.seed = seed
+        self.threads = threads
+        self.augment = augment
+        self.inputMean = inputMean
+        self.inputStd = inputStd
+        self.dataTag = dataTag
+    }
 
     /// The learning rate at fractional epoch `t` (0 ≤ t ≤ epochs).
     public func learningRate(at t: Float) -> Float {

@@ -68,8 +68,7 @@ public struct TrainingRecipe: Sendable {
         self.name = name
         architectureName = architecture
         refusalClass = classes == 11
-        options = TrainingOptions()
-        options.architecture = layers
+        options = TrainingOptions(architecture: layers)
     }
 
     /// The shipped model (Weights/README.md): the wide network with an eleventh output, "not a

@@ -115,19 +115,7 @@ struct TrainCommand: CLICommand {
         let out = try args.option("--out") ?? "Weights/mnist-cnn.safetensors"
         let checkpoint = try args.option("--checkpoint") ?? out + ".checkpoint"
         var o = recipe.options
-        o.epochs = try args.int("--epochs", default: o.epochs, range: 1...1000)
-        o.batchSize = try args.int("--batch-size", default: o.batchSize, range: 1...4096)
-        o.learningRate = try args.float("--lr", default: o.learningRate, range: 0...10)
-        o.momentum = try args.float("--momentum", default: o.momentum, range: 0...0.999)
-        o.weightDecay = try args.float("--weight-decay", default: o.weightDecay, range: 0...1)
-        o.warmupEpochs = try args.float("--warmup", default: o.warmupEpochs, range: 0...1000)
-        if let s = try args.option("--schedule") {
-            guard let schedule = TrainingOptions.Schedule(rawValue: s) else {
-                throw DigitError(.usage, "--schedule must be cosine or constant, got '\(s)'")
-            }
-            o.schedule = schedule
-        }
-        o.seed = UInt64(try args.int("--seed", default: Int(o.seed), range: 0...Int(Int32.max)))
+        try readOptimizer(&args, into: &o, sgd: true)
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         if args.flag("--no-augment") { o.augment = false }
         if args.flag("--refusal-class") { recipe.refusalClass = true }
@@ -224,17 +212,31 @@ struct TrainCommand: CLICommand {
         return ExitCode.ok
     }
 
+    /// The optimizer's options of both recipes, read into `o` (which holds the recipe's values), in
+    /// this order: --epochs, --batch-size, --lr, --weight-decay, --warmup, --seed, and with `sgd`
+    /// (not the paper model's Adam) --momentum after --lr and --schedule before --seed.
+    static func readOptimizer(_ args: inout Arguments, into o: inout TrainingOptions, sgd: Bool) throws {
+        o.epochs = try args.int("--epochs", default: o.epochs, range: 1...1000)
+        o.batchSize = try args.int("--batch-size", default: o.batchSize, range: 1...4096)
+        o.learningRate = try args.float("--lr", default: o.learningRate, range: 0...10)
+        if sgd { o.momentum = try args.float("--momentum", default: o.momentum, range: 0...0.999) }
+        o.weightDecay = try args.float("--weight-decay", default: o.weightDecay, range: 0...1)
+        o.warmupEpochs = try args.float("--warmup", default: o.warmupEpochs, range: 0...1000)
+        if sgd, let s = try args.option("--schedule") {
+            guard let schedule = TrainingOptions.Schedule(rawValue: s) else {
+                throw DigitError(.usage, "--schedule must be cosine or constant, got '\(s)'")
+            }
+            o.schedule = schedule
+        }
+        o.seed = UInt64(try args.int("--seed", default: Int(o.seed), range: 0...Int(Int32.max)))
+    }
+
     /// `--recipe paper`: the paper reader's line model.
     static func trainPaper(_ args: inout Arguments) throws -> Int32 {
         var recipe = LineRecipe()
         var o = recipe.options
         let out = try args.option("--out") ?? "Weights/paper-lines.safetensors"
-        o.epochs = try args.int("--epochs", default: o.epochs, range: 1...1000)
-        o.batchSize = try args.int("--batch-size", default: o.batchSize, range: 1...4096)
-        o.learningRate = try args.float("--lr", default: o.learningRate, range: 0...10)
-        o.weightDecay = try args.float("--weight-decay", default: o.weightDecay, range: 0...1)
-        o.warmupEpochs = try args.float("--warmup", default: o.warmupEpochs, range: 0...1000)
-        o.seed = UInt64(try args.int("--seed", default: Int(o.seed), range: 0...Int(Int32.max)))
+        try readOptimizer(&args, into: &o, sgd: false)
         if args.flag("--no-augment") { o.augment = false }
         recipe.options = o
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)

@@ -142,6 +142,22 @@ final class LineReaderTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Double(right), 0.98 * Double(answered), "\(right) right of \(answered) answered")
     }
 
+    /// A register cell (a lone 5, small, between a column line and the printed footer) whose best
+    /// scoring band holds nothing the model reads: the next band is read instead.
+    func testPaperReader_ReadsTheNextBandWhenTheLineHoldsNothingToRead() throws {
+        guard let folder = TestPaths.requireParishValidation() else { return }
+        let path = folder.appendingPathComponent("died_K2845_0259a-DK_row_id_3.Jpg").path
+        let image = try ImageDecoder.read(path: path)
+        let (lines, others) = LineImage.linesAndOthers(image: image)
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertFalse(others.isEmpty)
+        let reader = try LineReader(weightsPath: TestPaths.paperWeights.path)
+        XCTAssertTrue(try reader.read(lines[0]).isNothingRead, "the main band should hold nothing to read")
+        let r = try shippedRecognizer().read(imageAt: path)
+        XCTAssertEqual(r.text, "5")
+        XCTAssertTrue(r.isAnswered)
+    }
+
     // MARK: - The line reader on photos: lines, the frame, small crops
 
     private func shippedRecognizer() throws -> DigitRecognizer {

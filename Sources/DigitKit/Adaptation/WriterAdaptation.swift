@@ -11,8 +11,10 @@ import Foundation
 /// base model.
 public struct WriterAdaptation: Sendable {
     public struct Options: Sendable {
-        /// Distorted renderings of each drawing trained on, besides the drawing itself.
-        public var copies = 6
+        /// Distorted renderings of each drawing trained on, besides the drawing itself (more made
+        /// the refit learn the distortions: on held-out pendigits writers, 6 gave more top-1 errors
+        /// than 2, docs/adapt.md).
+        public var copies = 2
         /// Full-batch Adam steps of the refit, and its learning rate.
         public var steps = 40
         public var learningRate: Float = 0.01
@@ -42,13 +44,16 @@ public struct WriterAdaptation: Sendable {
         }
     }
 
-    /// Figures on drawings the refit did not see: top-1 errors, answers (≥ threshold) and wrong answers.
+    /// Figures on drawings the refit did not see: top-1 errors, answers (≥ threshold) and wrong
+    /// answers; and the log loss, −Σ ln p(label), which sees a drawing read right but less surely.
     public struct Figures: Sendable, Equatable {
         public var count = 0, errors = 0, answered = 0, wrongAnswered = 0
+        public var logLoss = 0.0
         public var rightAnswered: Int { answered - wrongAnswered }
         public init() {}
         public mutating func add(_ o: Figures) {
             count += o.count; errors += o.errors; answered += o.answered; wrongAnswered += o.wrongAnswered
+            logLoss += o.logLoss
         }
     }
 
@@ -151,13 +156,15 @@ public struct WriterAdaptation: Sendable {
             }
             for r in results { for k in perBlend.indices { perBlend[k].add(r[k]) } }
         }
-        // The blend: the most right answers, less 10 per wrong answer and 2 per top-1 error, among
-        // those no worse than the base on either; ties keep the smaller blend.
+        // The blend: the lowest log loss on drawings each refit did not see, among those with no
+        // more top-1 errors, no more wrong answers and no fewer right answers than the base. The
+        // log loss, unlike the counts, sees every drawing (a right answer made surer, a wrong
+        // digit made likelier), so a few dozen drawings are enough to tell a refit that learned
+        // the hand from one that learned its few drawings by heart.
         var best = 0
         if let base = perBlend.first {
-            func score(_ f: Figures) -> Int { f.rightAnswered - 10 * f.wrongAnswered - 2 * f.errors }
             for k in perBlend.indices.dropFirst() where perBlend[k].errors <= base.errors && perBlend[k].wrongAnswered <= base.wrongAnswered
-                && score(perBlend[k]) > score(perBlend[best]) {
+                && perBlend[k].rightAnswered >= base.rightAnswered && perBlend[k].logLoss < perBlend[best].logLoss {
                 best = k
             }
             report.before = base
@@ -266,6 +273,7 @@ public struct WriterAdaptation: Sendable {
                 let digits = (0..<10).map { z[$0] / sum }
                 let top = digits.indices.max { digits[$0] < digits[$1] }!
                 out[bi].count += 1
+                out[bi].logLoss -= log(Double(max(z[labels[r]] / sum, 1e-12)))
                 if top != labels[r] { out[bi].errors += 1 }
                 if digits[top] >= options.threshold {
                     out[bi].answered += 1

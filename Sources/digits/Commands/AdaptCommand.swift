@@ -17,9 +17,9 @@ struct AdaptCommand: CLICommand {
     The digit network's last layer is refitted to the drawings (the layers before it frozen,
     pulled toward the base weights, synthetic non-digits held at the base's answer so letters
     stay refused). How much of the refit to keep is chosen by cross-validation on the drawings
-    themselves (up to 5 folds): the most right answers among the choices that make neither
-    more top-1 errors nor more wrong answers than the weights as they are. When nothing helps,
-    the profile keeps the weights as they are (blend 0).
+    themselves (up to 5 folds): the lowest log loss among the choices that make no more top-1
+    errors, no more wrong answers and no fewer right answers than the weights as they are. When
+    none does, the profile keeps the weights as they are (blend 0).
 
     Prints the digits learned per digit, the cross-validated figures before and after, and the
     blend. Use the profile with `digits recognize --profile`, `digits eval --profile` and

@@ -328,7 +328,9 @@ struct EvalCommand: CLICommand {
         print(String(format: "total   %7d  %6d   %6d → %-13d %8@ → %-15@ %8@ → %@", rows.reduce(0) { $0 + $1.adaptedOn }, base.count,
                      base.errors, adapted.errors, pct(base.answered, base.count), pct(adapted.answered, adapted.count),
                      pct(base.rightAnswered, base.answered), pct(adapted.rightAnswered, adapted.answered)))
-        let fewer = base.errors == 0 ? "no errors to remove" : "\(pct(base.errors - adapted.errors, base.errors))% fewer top-1 errors"
+        let fewer = base.errors == 0 ? "no errors to remove"
+            : adapted.errors > base.errors ? "\(pct(adapted.errors - base.errors, base.errors))% more top-1 errors"
+            : "\(pct(base.errors - adapted.errors, base.errors))% fewer top-1 errors"
         print("\(rows.count) writers: \(fewer); mean answered per writer \(String(format: "%.2f", rows.reduce(0.0) { $0 + 100 * Double($1.adapted.answered) / Double(max($1.adapted.count, 1)) } / Double(rows.count)))%")
         print("worst writer: \(worst.writer), \(worst.adapted.errors - worst.base.errors >= 0 ? "+" : "")\(worst.adapted.errors - worst.base.errors) errors with the profile, answered \(pct(worst.adapted.answered, worst.adapted.count))%")
         if !nonDigits.isEmpty {

@@ -91,6 +91,10 @@ struct TrainCommand: CLICommand {
                             at once (default runs/cache)
       --start FILE          start from this line model's weights (same architecture) instead
                             of fresh ones: a second stage of training
+      --calibrate FILE      only calibrate: raise the temperature of the trained line model
+                            FILE until the numbers it answers on the validation images are
+                            right 99% of the time (what training does after its log-loss
+                            choice), and write it to --out
 
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
 
@@ -248,8 +252,27 @@ struct TrainCommand: CLICommand {
         let cache = try args.option("--cache") ?? "runs/cache"
         let strokes = try args.option("--strokes") ?? Locations.pendigitsFile()
         let glyphs = try args.option("--glyph-file") ?? Locations.projectFile("Fixtures/hershey/glyphs.jsonl")
+        let calibrate = try args.option("--calibrate")
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
         let parish = Locations.parishDirectory()
+        if let calibrate {
+            // Only the temperature: the trained line model `calibrate`, its temperature raised
+            // until its answers on the validation images are right 99% of the time.
+            guard let validation = validationDir ?? parish.map({ ($0 as NSString).appendingPathComponent("validation") }) else {
+                throw DigitError(.io, "no validation folder: pass --validation-dir DIR, set PARISH_DIR, or run scripts/fetch-parish")
+            }
+            var model = try ModelFile.load(path: calibrate)
+            guard model.isLineModel else { throw DigitError(.usage, file: calibrate, "not a line model (--calibrate takes a paper model)") }
+            let progress = ProgressLine()
+            let honest = try LineCalibration.honestTemperature(model: model, folder: validation, start: model.temperature) { progress.finish($0) }
+            model.temperature = honest.temperature
+            for (k, v) in honest.record { model.provenance[k] = v }
+            model.provenance["calibration_command"] = (["digits"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+            try model.write(to: out)
+            print("wrote \(out): temperature \(honest.temperature), on the images of \(validation): exact \(honest.record["images_exact"] ?? "?"), "
+                  + "answered \(honest.record["images_answered"] ?? "?"), right among answered \(honest.record["images_right_among_answered"] ?? "?")")
+            return ExitCode.ok
+        }
         if real.isEmpty {
             guard let parish else { throw DigitError(.io, "the parish scans were not found: pass --real DIR, set PARISH_DIR, or run scripts/fetch-parish") }
             real = [(parish as NSString).appendingPathComponent("train")]

@@ -35,6 +35,7 @@ struct BenchCommand: CLICommand {
     Options:
       --json              print one JSON object instead of the table
       --weights FILE      weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
+      --profile PROFILE   measure the network a personal profile (digits adapt) gives
       --data DIR          MNIST folder (default: $MNIST_DIR, Fixtures/mnist, ../shared/data/mnist)
       --drawings DIR      folder of digit-*.json drawings (default Fixtures/strokes)
       --runs N            timed repetitions per figure (default 7)
@@ -58,6 +59,7 @@ struct BenchCommand: CLICommand {
         let json = args.flag("--json")
         let quick = args.flag("--quick")
         let weightsOption = try args.option("--weights")
+        let profilePath = try args.option("--profile")
         let data = try args.option("--data") ?? Locations.mnistDirectory()
         let drawings = try args.option("--drawings") ?? Locations.strokeFixtures()
         let runs = try args.int("--runs", default: 7, range: 1...1000)
@@ -67,7 +69,14 @@ struct BenchCommand: CLICommand {
         let photo = try args.option("--photo")
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
 
-        let weights = try weightsOption ?? DigitRecognizer.defaultWeightsPath()
+        var weights = try weightsOption ?? DigitRecognizer.defaultWeightsPath()
+        if let profilePath {
+            // The network a profile gives, written out once and measured as any weight file.
+            let adapted = try loadModel(weightsOption, profile: profilePath)
+            weights = FileManager.default.temporaryDirectory.appendingPathComponent("digits-bench-profile-\(getpid()).safetensors").path
+            try adapted.write(to: weights)
+        }
+        defer { if profilePath != nil { try? FileManager.default.removeItem(atPath: weights) } }
         guard let data else { throw DigitError(.io, "MNIST not found: pass --data DIR, set MNIST_DIR, or run scripts/fetch-mnist") }
         if let logitsPath {
             let model = try ModelFile.load(path: weights)

@@ -60,9 +60,6 @@ public struct WriterAdaptation: Sendable {
     public struct Report: Sendable {
         /// Digits learned from, per digit 0–9.
         public var perDigit = [Int](repeating: 0, count: 10)
-        /// Labelled drawings that gave no digit (a number whose pieces did not match its label, an
-        /// empty drawing, a label that is not digits) and why.
-        public var skipped: [String] = []
         /// Cross-validated on the writer's drawings: the base model, and with the chosen blend.
         public var before = Figures(), after = Figures()
         public var blend: Float = 0
@@ -266,14 +263,13 @@ public struct WriterAdaptation: Sendable {
         let z1 = head.logits(rowFeatures, weight: weight, bias: bias)
         for (bi, blend) in options.blends.enumerated() {
             for (n, r) in rows.enumerated() {
-                var z = (0..<k).map { (z0[n * k + $0] + blend * (z1[n * k + $0] - z0[n * k + $0])) / temperature }
-                let m = z.max()!
-                var sum: Float = 0
-                for j in 0..<k { z[j] = exp(z[j] - m); sum += z[j] }
-                let digits = (0..<10).map { z[$0] / sum }
+                let logits = (0..<k).map { z0[n * k + $0] + blend * (z1[n * k + $0] - z0[n * k + $0]) }
+                var p = [Float](repeating: 0, count: k)
+                p.withUnsafeMutableBufferPointer { softmax(logits, count: k, temperature: temperature, into: $0.baseAddress!) }
+                let digits = Array(p.prefix(10))
                 let top = digits.indices.max { digits[$0] < digits[$1] }!
                 out[bi].count += 1
-                out[bi].logLoss -= log(Double(max(z[labels[r]] / sum, 1e-12)))
+                out[bi].logLoss -= log(Double(max(p[labels[r]], 1e-12)))
                 if top != labels[r] { out[bi].errors += 1 }
                 if digits[top] >= options.threshold {
                     out[bi].answered += 1
@@ -318,10 +314,9 @@ struct LastLayer {
         weightName = linear.weight
         biasName = linear.bias
         let s = beforeFlatten ?? ActivationShape(height: 1, width: 1, channels: inCount)
+        // The inverse of the map the linear layer packs its weights with.
         var column = [Int](repeating: 0, count: inCount)
-        for y in 0..<s.height { for x in 0..<s.width { for c in 0..<s.channels {
-            column[(y * s.width + x) * s.channels + c] = (c * s.height + y) * s.width + x
-        } } }
+        for (file, feature) in Linear.nhwcIndex(s).enumerated() { column[feature] = file }
         fileColumn = column
         guard let w = model.tensors[linear.weight], w.shape == [outCount, inCount] else {
             throw DigitError(.format, "the linear layer's weight does not fit its input")
@@ -366,15 +361,15 @@ struct LastLayer {
     }
 
     func probabilities(_ f: [Float], weight: [Float], bias: [Float], temperature: Float) -> [Float] {
-        var z = logits(f, weight: weight, bias: bias)
-        for r in 0..<(z.count / outCount) {
-            let row = (r * outCount)..<((r + 1) * outCount)
-            let m = z[row].max()!
-            var sum: Float = 0
-            for j in row { z[j] = exp((z[j] - m) / temperature); sum += z[j] }
-            for j in row { z[j] /= sum }
+        let z = logits(f, weight: weight, bias: bias)
+        var p = [Float](repeating: 0, count: z.count)
+        p.withUnsafeMutableBufferPointer { out in
+            for r in 0..<(z.count / outCount) {
+                z.withUnsafeBufferPointer { softmax($0.baseAddress! + r * outCount, count: outCount, temperature: temperature,
+                                                    into: out.baseAddress! + r * outCount) }
+            }
         }
-        return z
+        return p
     }
 }
 

@@ -153,25 +153,34 @@ public struct LineCalibration: Sendable {
         temperature = best.0
         m.temperature = temperature
         let reader = try LineReader(model: m)
+        var tally = Tally()
+        for (i, strip) in strips.enumerated() { tally.add(try reader.read(strip), label: validation.labels[i]) }
+        record = tally.record(prefix: "validation")
+    }
+
+    /// Readings against labels, at the 0.9 filter: numbers read exactly (answered and right),
+    /// answered and right among answered; how many labels that are no number were answered.
+    struct Tally {
         var numbers = 0, exact = 0, answered = 0, right = 0, others = 0, othersAnswered = 0
-        for (i, strip) in strips.enumerated() {
-            let label = validation.labels[i]
-            let reading = try reader.read(strip)
+        var rightShare: Double { Double(right) / Double(max(answered, 1)) }
+
+        mutating func add(_ reading: NumberReading, label: String) {
+            let text = reading.text.replacingOccurrences(of: " ", with: "")
             if label.allSatisfy({ $0.isASCII && $0.isNumber }) {
                 numbers += 1
-                if reading.text == label { exact += 1 }
-                if reading.isAnswered { answered += 1; if reading.text == label { right += 1 } }
+                if reading.isAnswered { answered += 1; if text == label { right += 1; exact += 1 } }
             } else {
                 others += 1
                 if reading.isAnswered { othersAnswered += 1 }
             }
         }
-        func pct(_ a: Int, _ b: Int) -> String { String(format: "%.4f", Double(a) / Double(max(b, 1))) }
-        record = [
-            "validation_numbers": String(numbers), "validation_exact": pct(exact, numbers),
-            "validation_answered": pct(answered, numbers), "validation_right_among_answered": pct(right, answered),
-            "validation_non_numbers": String(others), "validation_non_numbers_answered": String(othersAnswered),
-        ]
+
+        func record(prefix: String) -> [String: String] {
+            func pct(_ a: Int, _ b: Int) -> String { String(format: "%.4f", Double(a) / Double(max(b, 1))) }
+            return ["\(prefix)_numbers": String(numbers), "\(prefix)_exact": pct(exact, numbers),
+                    "\(prefix)_answered": pct(answered, numbers), "\(prefix)_right_among_answered": pct(right, answered),
+                    "\(prefix)_non_numbers": String(others), "\(prefix)_non_numbers_answered": String(othersAnswered)]
+        }
     }
 }
 
@@ -197,27 +206,12 @@ extension LineCalibration {
             var m = model
             m.temperature = t
             recognizer.lineReader = try LineReader(model: m)
-            var numbers = 0, exact = 0, answered = 0, right = 0, others = 0, othersAnswered = 0
-            for (e, image) in zip(entries, images) {
-                let reading = try recognizer.read(image: image)
-                let text = reading.text.replacingOccurrences(of: " ", with: "")
-                if e.label.allSatisfy({ $0.isASCII && $0.isNumber }) {
-                    numbers += 1
-                    if reading.isAnswered && text == e.label { exact += 1 }
-                    if reading.isAnswered { answered += 1; if text == e.label { right += 1 } }
-                } else {
-                    others += 1
-                    if reading.isAnswered { othersAnswered += 1 }
-                }
-            }
-            let share = Double(right) / Double(max(answered, 1))
-            progress(String(format: "temperature %.2f: %d of %d numbers answered, %.2f%% right", t, answered, numbers, 100 * share))
-            if share >= target || t >= 3 {
-                func pct(_ a: Int, _ b: Int) -> String { String(format: "%.4f", Double(a) / Double(max(b, 1))) }
-                return (t, ["images_numbers": String(numbers), "images_exact": pct(exact, numbers),
-                            "images_answered": pct(answered, numbers), "images_right_among_answered": pct(right, answered),
-                            "images_non_numbers": String(others), "images_non_numbers_answered": String(othersAnswered),
-                            "temperature_log_loss": String(start)])
+            var tally = Tally()
+            for (e, image) in zip(entries, images) { tally.add(try recognizer.read(image: image), label: e.label) }
+            progress(String(format: "temperature %.2f: %d of %d numbers answered, %.2f%% right", t, tally.answered, tally.numbers,
+                            100 * tally.rightShare))
+            if tally.rightShare >= target || t >= 3 {
+                return (t, tally.record(prefix: "images").merging(["temperature_log_loss": String(start)]) { a, _ in a })
             }
             t = ((t + 0.05) * 100).rounded() / 100
         }

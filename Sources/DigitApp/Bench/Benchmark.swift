@@ -23,6 +23,9 @@ public struct BenchConfiguration: Sendable {
     /// Threads for the "all cores" figures (training).
     public var threads = Parallel.processorCount
     public var parts = Set(Part.allCases)
+    /// The second opinion the recognizers consult when unsure (`SecondOpinion`), or nil for the
+    /// compact network alone; the whole-process timings pass it on (`--second-opinion`).
+    public var secondOpinionPath: String?
     /// A photo for the image timing instead of the 12-megapixel one made with `digits make-paper`.
     public var photoPath: String?
 
@@ -75,6 +78,9 @@ public struct BenchReport: Sendable {
     /// The drawing whose median end-to-end time is the longest, and that median (µs): what the
     /// tail would be on a machine that never interrupted the thread.
     public var endToEndSlowestDrawing: (name: String, p50: Double)?
+    /// The second opinion's file, and how many of the e2e drawings it was consulted on.
+    public var secondOpinion: String?
+    public var secondOpinionConsulted: (drawings: Int, of: Int)?
     /// The same, in CPU time of the measuring thread (µs; insensitive to other processes).
     public var endToEndCPUP50: Double?
     public var endToEndCPUP99: Double?
@@ -120,6 +126,7 @@ public struct BenchReport: Sendable {
             add("raster_us_per_digit", rasterMicroseconds, 3)
             add("cold_start_ms", coldStartMilliseconds, 2)
             add("e2e_us_slowest_drawing_p50", endToEndSlowestDrawing?.p50, 2)
+            add("e2e_second_opinion_consulted", secondOpinionConsulted.map { Double($0.drawings) }, 0)
             add("e2e_cpu_us_p50", endToEndCPUP50, 2)
             add("e2e_cpu_us_p99", endToEndCPUP99, 2)
             for stage in endToEndStages {
@@ -196,6 +203,9 @@ public struct BenchReport: Sendable {
             row("e2e_us_p99", String(format: "%.1f", p99), endToEndCPUP99.map { String(format: "CPU %.1f", $0) } ?? "")
             if let slowest = endToEndSlowestDrawing {
                 row("  slowest drawing", String(format: "%.1f", slowest.p50), "µs p50 of \(slowest.name), its own runs")
+            }
+            if let (n, of) = secondOpinionConsulted {
+                row("  second opinion", "\(n) of \(of)", "drawings it was consulted on (\(secondOpinion ?? ""))")
             }
             for stage in endToEndStages {
                 row("  \(stage.stage)", String(format: "%.1f", stage.p50), String(format: "CPU µs p50 (p99 %.1f)", stage.p99))
@@ -287,7 +297,8 @@ public enum Benchmark {
             let own = ownPeakKilobytes()
             let (ms, cpuMs, mb): (Double, Double, Double)
             do {
-                (ms, cpuMs, mb) = try coldStart(executable: exe, weights: config.weightsPath, drawing: file.path, runs: config.runs)
+                (ms, cpuMs, mb) = try coldStart(executable: exe, weights: config.weightsPath, opinion: config.secondOpinionPath,
+                                                drawing: file.path, runs: config.runs)
             } catch {
                 _ = try ModelFile.load(path: config.weightsPath)   // names the problem when it is the weight file
                 throw error
@@ -310,7 +321,7 @@ public enum Benchmark {
             }
             progress("images: digits recognize PHOTO")
             (report.reading.photoProcessMilliseconds, report.reading.photoPeakMegabytes) =
-                try photoProcess(executable: exe, weights: config.weightsPath, photo: photo!, runs: config.quick ? 1 : min(config.runs, 5))
+                try photoProcess(executable: exe, weights: config.weightsPath, opinion: config.secondOpinionPath, photo: photo!, runs: config.quick ? 1 : min(config.runs, 5))
         }
         defer { if let madePhoto { try? FileManager.default.removeItem(atPath: (madePhoto as NSString).deletingLastPathComponent) } }
         let model = try ModelFile.load(path: config.weightsPath)
@@ -346,7 +357,7 @@ public enum Benchmark {
             let files = try drawingFiles(config.drawingsDirectory)
             if parts.contains(.e2e) {
                 progress("e2e: stroke JSON → answer")
-                let recognizer = try DigitRecognizer(model: model)
+                let recognizer = try makeRecognizer(model, config)
                 let (samples, cpu, stages) = try endToEnd(recognizer, files: files, rounds: config.quick ? 4 : max(20, config.runs))
                 report.endToEndStages = stages.map { ($0.name, Statistics.percentile($0.cpu, 50), Statistics.percentile($0.cpu, 99)) }
                 report.endToEndP50 = Statistics.percentile(samples, 50)
@@ -355,6 +366,15 @@ public enum Benchmark {
                 report.endToEndCPUP99 = Statistics.percentile(cpu, 99)
                 report.endToEndSamples = samples.count
                 report.endToEndSlowestDrawing = slowestDrawing(samples, files: files.map { ($0.path as NSString).lastPathComponent })
+                if let opinion = recognizer.secondOpinion {
+                    let alone = try DigitRecognizer(model: model)
+                    let consulted = try files.filter { file in
+                        let drawing = try DrawingLoader.decode(file.bytes, source: file.path, format: .json).first?.result.get() ?? Drawing(strokes: [])
+                        return recognizer.recognize(drawing).probabilities != alone.recognize(drawing).probabilities
+                    }.count
+                    report.secondOpinion = opinion.model.provenance["second_opinion_mix"].map { "mix \($0)" } ?? ""
+                    report.secondOpinionConsulted = (consulted, files.count)
+                }
             }
             if parts.contains(.raster) {
                 progress("raster: rasterizer alone")
@@ -367,13 +387,13 @@ public enum Benchmark {
             let drawings = try drawingFiles(config.drawingsDirectory).compactMap { file in
                 try? DrawingLoader.decode(file.bytes, source: file.path, format: .json).first?.result.get()
             }
-            report.reading.readings = try readingLatencies(try DigitRecognizer(model: model), drawings: drawings,
+            report.reading.readings = try readingLatencies(try makeRecognizer(model, config), drawings: drawings,
                                                            rounds: config.quick ? 20 : 300)
         }
         if parts.contains(.images) {
             progress("images: 28×28 PNG → answer")
             let test = try MNISTSet.load(directory: config.mnistDirectory, split: .test)
-            let recognizer = try DigitRecognizer(model: model)
+            let recognizer = try makeRecognizer(model, config)
             report.reading.png = try pngLatency(recognizer, set: test, images: 100, rounds: config.quick ? 2 : 20)
             if JPEG.isAvailable, try recognizer.paperReaderLoaded() {
                 progress("images: 150×40 JPEG crop of a number → answer (paper model)")
@@ -600,14 +620,26 @@ public enum Benchmark {
         return (Statistics.median(times), Statistics.median(cpu))
     }
 
+    /// `executable recognize input --weights weights --second-opinion opinion` (none for nil).
+    static func recognizeCommand(_ executable: String, _ input: String, weights: String, opinion: String?) -> [String] {
+        [executable, "recognize", input, "--weights", weights, "--second-opinion", opinion ?? "none"]
+    }
+
+    /// A recognizer of `model` consulting the configuration's second opinion.
+    static func makeRecognizer(_ model: ModelFile, _ config: BenchConfiguration) throws -> DigitRecognizer {
+        let recognizer = try DigitRecognizer(model: model)
+        recognizer.secondOpinion = try config.secondOpinionPath.map { try SecondOpinion(path: $0) }
+        return recognizer
+    }
+
     /// Median wall time and user + system CPU time (ms) of `executable recognize drawing --weights
     /// weights` with output discarded, after one warm-up run, and the largest peak resident memory
     /// (MB) of those runs.
-    static func coldStart(executable: String, weights: String, drawing: String, runs: Int) throws -> (Double, Double, Double) {
+    static func coldStart(executable: String, weights: String, opinion: String?, drawing: String, runs: Int) throws -> (Double, Double, Double) {
         var times: [Double] = [], cpu: [Double] = []
         var peakKB = 0
         for run in 0...max(runs, 1) {
-            let (seconds, status, maxRSS, cpuSeconds) = try spawnAndWait([executable, "recognize", drawing, "--weights", weights])
+            let (seconds, status, maxRSS, cpuSeconds) = try spawnAndWait(recognizeCommand(executable, drawing, weights: weights, opinion: opinion))
             guard status == 0 else {
                 throw DigitError(.io, file: executable, "digits recognize exited with status \(status) during the cold-start timing")
             }

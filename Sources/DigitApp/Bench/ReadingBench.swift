@@ -141,10 +141,10 @@ extension Benchmark {
     }
 
     /// The whole `digits recognize PHOTO` process: median wall ms and the largest peak resident MB.
-    static func photoProcess(executable: String, weights: String, photo: String, runs: Int) throws -> (Double, Double) {
+    static func photoProcess(executable: String, weights: String, opinion: String?, photo: String, runs: Int) throws -> (Double, Double) {
         var times: [Double] = [], peakKB = 0
         for run in 0...max(runs, 1) {
-            let (seconds, status, maxRSS, _) = try spawnAndWait([executable, "recognize", photo, "--weights", weights])
+            let (seconds, status, maxRSS, _) = try spawnAndWait(recognizeCommand(executable, photo, weights: weights, opinion: opinion))
             guard status == 0 else { throw DigitError(.io, file: executable, "digits recognize exited with status \(status) on the photo") }
             if run > 0 { times.append(seconds * 1e3) }
             peakKB = max(peakKB, maxRSS)

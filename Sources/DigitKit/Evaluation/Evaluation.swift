@@ -181,17 +181,30 @@ public enum BatchInference {
     /// The ten digits' probabilities of every row of `logits` (`classes` values a row), softmax
     /// at `temperature` over all the classes: with a "not a digit" output the ten do not sum to 1.
     public static func probabilities(_ logits: [Float], temperature: Float, classes: Int) -> [Float] {
-        let rows = logits.count / classes
-        var out = [Float](repeating: 0, count: rows * 10)
+        digits(of: classProbabilities(logits, temperature: temperature, classes: classes), classes: classes)
+    }
+
+    /// Every class's probability (`classes` values a row) of each row of `logits`, at `temperature`.
+    public static func classProbabilities(_ logits: [Float], temperature: Float, classes: Int) -> [Float] {
+        var out = logits
         var row = [Float](repeating: 0, count: classes)
-        logits.withUnsafeBufferPointer { l in
+        out.withUnsafeMutableBufferPointer { o in
             row.withUnsafeMutableBufferPointer { r in
-                for i in 0..<rows {
-                    softmax(l.baseAddress! + i * classes, count: classes, temperature: temperature, into: r.baseAddress!)
-                    for c in 0..<10 { out[i * 10 + c] = r[c] }
+                for i in 0..<(o.count / classes) {
+                    let at = o.baseAddress! + i * classes
+                    softmax(at, count: classes, temperature: temperature, into: r.baseAddress!)
+                    at.update(from: r.baseAddress!, count: classes)
                 }
             }
         }
+        return out
+    }
+
+    /// The first ten values (the digits) of each row of `classes` values.
+    public static func digits(of rows: [Float], classes: Int) -> [Float] {
+        guard classes != 10 else { return rows }
+        var out = [Float](repeating: 0, count: rows.count / classes * 10)
+        for i in 0..<(rows.count / classes) { for c in 0..<10 { out[i * 10 + c] = rows[i * classes + c] } }
         return out
     }
 

@@ -29,6 +29,27 @@ public enum Architecture {
         ]
     }
 
+    /// The second opinion, consulted only when the compact network is unsure (`SecondOpinion`):
+    /// the compact layout with twice the channels in its first three convolutions, inside the
+    /// second opinion's envelope of 1 M parameters and 20 M multiply-adds.
+    ///
+    ///     conv 1→32 5×5 pad 2, BN, ReLU, maxpool 2    → 32×14×14
+    ///     conv 32→64 3×3 pad 1, BN, ReLU              → 64×14×14
+    ///     conv 64→64 3×3 pad 1, BN, ReLU, maxpool 2   → 64×7×7
+    ///     conv 64→128 3×3 pad 0, BN, ReLU             → 128×5×5
+    ///     flatten, dropout 0.3, linear 3200→classes
+    ///
+    /// About 170,000 parameters and 13.2 million multiply-adds per image.
+    public static func opinion(classes: Int = 10) -> [any Layer] {
+        [
+            Conv2D("conv1", outChannels: 32, kernel: 5, padding: 2), BatchNorm2D("bn1"), ReLU(), MaxPool2D(),
+            Conv2D("conv2", outChannels: 64, kernel: 3, padding: 1), BatchNorm2D("bn2"), ReLU(),
+            Conv2D("conv3", outChannels: 64, kernel: 3, padding: 1), BatchNorm2D("bn3"), ReLU(), MaxPool2D(),
+            Conv2D("conv4", outChannels: 128, kernel: 3, padding: 0), BatchNorm2D("bn4"), ReLU(),
+            Flatten(), Dropout(0.3), Linear("fc", outCount: classes),
+        ]
+    }
+
     /// A small network for tests: trains in seconds.
     public static func tiny(classes: Int = 10) -> [any Layer] {
         [
@@ -44,11 +65,12 @@ public enum Architecture {
         case "standard": return standard(classes: classes)
         case "wide": return wide(classes: classes)
         case "tiny": return tiny(classes: classes)
+        case "opinion": return opinion(classes: classes)
         default: return nil
         }
     }
 
-    public static let names = ["standard", "wide", "tiny"]
+    public static let names = ["standard", "wide", "tiny", "opinion"]
 }
 
 extension Architecture {

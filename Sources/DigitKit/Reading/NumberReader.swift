@@ -361,18 +361,12 @@ extension DigitRecognizer {
     private func scoreRuns(_ runs: [Range<Int>], classes: Int,
                            render: (Range<Int>, UnsafeMutableBufferPointer<Float>) -> Void) -> [[Float]] {
         var pixels = [Float](repeating: 0, count: 784)
-        var logits = [Float](repeating: 0, count: network.classCount)
         var out: [[Float]] = []
         out.reserveCapacity(runs.count)
         for run in runs {
             pixels.withUnsafeMutableBufferPointer { render(run, $0) }
             var p = [Float](repeating: 0, count: classes)
-            pixels.withUnsafeBufferPointer { px in
-                logits.withUnsafeMutableBufferPointer { l in
-                    network.logits(pixels: px.baseAddress!, workspace: workspace, into: l.baseAddress!)
-                    p.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress!, classes, model.temperature, $0.baseAddress!) }
-                }
-            }
+            pixels.withUnsafeBufferPointer { px in p.withUnsafeMutableBufferPointer { classProbabilities(pixels: px.baseAddress!, into: $0) } }
             out.append(p)
         }
         return out

@@ -73,6 +73,10 @@ public final class DigitRecognizer {
     public var threshold: Float
     public var rasterizer: Rasterizer
     let workspace: InferenceNetwork.Workspace
+    /// The larger network consulted when this one is unsure (`SecondOpinion`), or nil. The
+    /// default weights come with the shipped one (or `$DIGITS_SECOND_OPINION`); other weights
+    /// have none until one is set.
+    public var secondOpinion: SecondOpinion?
     /// The paper reader's line model, which reads photos and scans (`read(image:)`): set it, or
     /// leave it nil to have the shipped one (or `$DIGITS_PAPER_WEIGHTS`) loaded on the first image.
     public var lineReader: LineReader? {
@@ -82,7 +86,7 @@ public final class DigitRecognizer {
     private var loadedLineReader: LineReader?
     private var lineReaderLooked = false
     private var pixels = [Float](repeating: 0, count: 784)
-    private var logits: [Float]
+    var logits: [Float]
 
     /// The weight file used when none is named: `$DIGITS_WEIGHTS` when set, else the shipped
     /// weights from the package's resource bundle. Throws one error naming what was looked for.
@@ -97,8 +101,16 @@ public final class DigitRecognizer {
     /// Loads the weight file (`weightsPath`, else `$DIGITS_WEIGHTS`, else the shipped weights).
     /// The rasterizer uses the pen width and softness recorded in the file (`raster_pen_width`,
     /// `raster_softness`) when present.
+    /// With the default weights (no `weightsPath`), the default second opinion is consulted too
+    /// (`SecondOpinion.defaultPath()`).
     public convenience init(weightsPath: String? = nil, threshold: Float = 0.9) throws {
         try self.init(model: try ModelFile.load(path: weightsPath ?? Self.defaultWeightsPath()), threshold: threshold)
+        if weightsPath == nil { try useDefaultSecondOpinion() }
+    }
+
+    /// Consults the default second opinion (`SecondOpinion.defaultPath()`) when there is one.
+    public func useDefaultSecondOpinion() throws {
+        secondOpinion = try SecondOpinion.defaultPath().map { try SecondOpinion(path: $0) }
     }
 
     /// The line model for images: the one set, else the shipped one, loaded once; nil when there
@@ -124,6 +136,7 @@ public final class DigitRecognizer {
                             profileName: String = "profile") throws {
         let base = try ModelFile.load(path: weightsPath ?? Self.defaultWeightsPath())
         try self.init(model: try profile.apply(to: base, file: profileName), threshold: threshold)
+        if weightsPath == nil { try useDefaultSecondOpinion() }
     }
 
     /// The personal profile in use (its file name), nil for the weights as they are.
@@ -149,16 +162,11 @@ public final class DigitRecognizer {
 
     /// Recognizes a 28×28 image (784 values in 0…1, 0 = background, 1 = ink).
     public func recognize(pixels input: [Float]) -> Recognition {
-        let classes = network.classCount
-        var all = [Float](repeating: 0, count: classes)
+        var all = [Float](repeating: 0, count: network.classCount)
         input.withUnsafeBufferPointer { px in
-            logits.withUnsafeMutableBufferPointer { l in
-                network.logits(pixels: px.baseAddress!, workspace: workspace, into: l.baseAddress!)
-                all.withUnsafeMutableBufferPointer {
-                    softmax(l.baseAddress!, count: classes, temperature: model.temperature, into: $0.baseAddress!)
-                }
-            }
+            all.withUnsafeMutableBufferPointer { classProbabilities(pixels: px.baseAddress!, into: $0) }
         }
+        let classes = all.count
         let probabilities = Array(all.prefix(10))
         let order = (0..<10).sorted { probabilities[$0] > probabilities[$1] || (probabilities[$0] == probabilities[$1] && $0 < $1) }
         let confidence = probabilities[order[0]]
@@ -167,6 +175,29 @@ public final class DigitRecognizer {
                             raster: input, isEmpty: false, threshold: threshold)
         r.notADigit = classes > 10 ? all[10] : 0
         return r
+    }
+}
+
+extension DigitRecognizer {
+    /// The class probabilities of one 28×28 image over the first `probabilities.count` classes
+    /// (the digits, then "not a digit"), at the model's temperature, revised by the second
+    /// opinion when this network is unsure at the threshold.
+    func classProbabilities(pixels: UnsafePointer<Float>, into probabilities: UnsafeMutableBufferPointer<Float>) {
+        logits.withUnsafeMutableBufferPointer { l in
+            network.logits(pixels: pixels, workspace: workspace, into: l.baseAddress!)
+            softmax(l.baseAddress!, count: probabilities.count, temperature: model.temperature, into: probabilities.baseAddress!)
+        }
+        secondOpinion?.revise(probabilities, pixels: pixels, threshold: threshold)
+    }
+
+    /// The ten digits' probabilities (10 values a row) of many 28×28 images (784 values each), as
+    /// `recognize(pixels:)` gives them, second opinion included, scored in batches on `threads`.
+    public func digitProbabilities(pixels: [Float], threads: Int) -> [Float] {
+        let classes = network.classCount
+        var all = BatchInference.classProbabilities(BatchInference.logits(network, pixels: pixels, threads: threads),
+                                                    temperature: model.temperature, classes: classes)
+        secondOpinion?.revise(rows: &all, classes: classes, pixels: pixels, threshold: threshold, threads: threads)
+        return BatchInference.digits(of: all, classes: classes)
     }
 }
 

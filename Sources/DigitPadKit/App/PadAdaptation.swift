@@ -95,8 +95,10 @@ public enum PadAdaptation {
     /// weights as they are, without any profile: a profile adapts those, whatever profile the
     /// window reads with now. Throws a one-line `DigitError` when no drawing has a digit label,
     /// when the folder cannot be listed or the profile cannot be written.
+    /// The new recognizer consults the second opinion at `secondOpinion` when unsure, as the
+    /// window's did.
     public static func run(base: ModelFile, saveDirectory: String?, saved: [Saved], threshold: Float,
-                           options: WriterAdaptation.Options = .init(), threads: Int) throws -> Outcome {
+                           options: WriterAdaptation.Options = .init(), threads: Int, secondOpinion: String? = nil) throws -> Outcome {
         let folder = saveDirectory.flatMap { $0.isEmpty ? nil : $0 } ?? "."
         let records = try gather(folder: folder, saved: saved)
         let reader = try DigitRecognizer(model: base, threshold: threshold)
@@ -115,6 +117,7 @@ public enum PadAdaptation {
         let path = profilePath(saveDirectory: saveDirectory)
         try profile.write(to: path)
         let recognizer = try DigitRecognizer(model: try profile.apply(to: base, file: path), threshold: threshold)
+        recognizer.secondOpinion = try secondOpinion.map { try SecondOpinion(path: $0) }
         return Outcome(recognizer: recognizer, profilePath: path, report: report, drawings: Set(examples.map(\.group)).count,
                        digits: examples.count, skipped: skipped.count)
     }

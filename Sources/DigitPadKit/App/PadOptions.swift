@@ -6,6 +6,8 @@ public struct PadOptions: Equatable, Sendable {
     public var weights: String?
     /// A personal profile (`digits adapt`, or the window's Adapt) applied to the weights.
     public var profile: String?
+    /// `--second-opinion`: the larger network consulted when unsure (`secondOpinionPath`).
+    public var secondOpinion: String?
     public var threshold: Float = 0.9
     public var open: String?
     /// Where S saves and where O looks for files; nil = the working directory.
@@ -55,6 +57,9 @@ public struct PadOptions: Equatable, Sendable {
                             in the digits_DigitWeights.resources folder beside the program)
       --profile FILE        start with a personal profile (made by digits adapt, or by A)
                             applied to the weights; one made for other weights is refused
+      --second-opinion F    the larger network consulted when the compact one is unsure
+                            (default: the shipped one with the default weights, none with
+                            --weights); none: the compact network alone
       --threshold T         confidence needed to answer, 0...1 (default 0.9)
       --open FILE           show the first drawing of FILE (.json, .jsonl, UNIPEN), or an image
                             (PNG, JPEG, PGM, PPM) read as a photo of a number; O steps through
@@ -90,6 +95,7 @@ public struct PadOptions: Equatable, Sendable {
         o.help = args.flag("--help", "-h")
         o.weights = try args.option("--weights")
         o.profile = try args.option("--profile")
+        o.secondOpinion = try args.option("--second-opinion")
         o.threshold = try args.float("--threshold", default: 0.9, range: 0...1)
         o.open = try args.option("--open")
         o.saveDirectory = try args.option("--save-dir")

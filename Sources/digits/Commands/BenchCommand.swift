@@ -36,6 +36,8 @@ struct BenchCommand: CLICommand {
       --json              print one JSON object instead of the table
       --weights FILE      weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
       --profile PROFILE   measure the network a personal profile (digits adapt) gives
+      --second-opinion F  the second opinion consulted when unsure (default: the shipped one
+                          with the default weights, none with --weights); none: without it
       --data DIR          MNIST folder (default: $MNIST_DIR, Fixtures/mnist, ../shared/data/mnist)
       --drawings DIR      folder of digit-*.json drawings (default Fixtures/strokes)
       --runs N            timed repetitions per figure (default 7)
@@ -60,6 +62,7 @@ struct BenchCommand: CLICommand {
         let quick = args.flag("--quick")
         let weightsOption = try args.option("--weights")
         let profilePath = try args.option("--profile")
+        let opinionOption = try args.option("--second-opinion")
         let data = try args.option("--data") ?? Locations.mnistDirectory()
         let drawings = try args.option("--drawings") ?? Locations.strokeFixtures()
         let runs = try args.int("--runs", default: 7, range: 1...1000)
@@ -97,6 +100,7 @@ struct BenchCommand: CLICommand {
         config.threads = threads
         config.executable = currentExecutable()
         config.photoPath = photo
+        config.secondOpinionPath = secondOpinionPath(opinionOption, weights: weightsOption)
         if let only {
             var parts = Set<BenchConfiguration.Part>()
             for name in only.split(separator: ",") {

@@ -67,6 +67,7 @@ struct EvalCommand: CLICommand {
       --seams-only          images: the cutting reader (--cuts), cutting touching digits along
                             seams only, never into their
                             strokes (for analysis: what following strokes does)
+    \(secondOpinionHelp)
     \(rasterOptionsHelp)
     \(paperOptionsHelp)
 
@@ -79,6 +80,7 @@ struct EvalCommand: CLICommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         let weightsPath = try args.option("--weights")
         let profilePath = try args.option("--profile")
+        let opinionPath = try args.option("--second-opinion")
         let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
         let json = args.flag("--json")
         let predictionsPath = try args.option("--predictions")
@@ -133,14 +135,14 @@ struct EvalCommand: CLICommand {
         var model = try loadModel(weightsPath, profile: profilePath)
         model.temperature = temperature ?? model.temperature
         let raster = overrides.applied(to: model.rasterOptions)
-        let network = try model.makeNetwork()
+        let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
+        recognizer.secondOpinion = try loadSecondOpinion(opinionPath, weights: weightsPath)
 
         let labels: [Int]
         let probabilities: [Float]
         var unreadable = false
         if !rest.isEmpty {
             guard rest.count == 1 else { throw DigitError(.usage, "expected one input file or folder, got \(rest.count)") }
-            let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
             try paper.apply(to: recognizer, page: &page)
             let items = try Inputs.load(rest[0])
             let images = items.compactMap { item -> (String, String?)? in
@@ -205,8 +207,7 @@ struct EvalCommand: CLICommand {
                 throw DigitError(.format, file: imagesPath, "images are \(set.images.rows)×\(set.images.columns), the network needs 28×28")
             }
             labels = set.labels.map(Int.init)
-            probabilities = BatchInference.probabilities(network, pixels: BatchInference.pixels(set),
-                                                         temperature: model.temperature, threads: threads)
+            probabilities = recognizer.digitProbabilities(pixels: BatchInference.pixels(set), threads: threads)
         }
         let report = EvaluationReport(probabilities: probabilities, labels: labels, threshold: threshold,
                                       temperature: model.temperature)

@@ -45,6 +45,7 @@ struct RecognizeCommand: CLICommand {
       --weights FILE      weight file (default: $DIGITS_WEIGHTS, else the shipped weights)
       --profile PROFILE   a personal profile for these weights (digits adapt): read with
                           the writer's own last layer
+    \(secondOpinionHelp)
     \(rasterOptionsHelp)
     \(paperOptionsHelp)
 
@@ -69,6 +70,7 @@ struct RecognizeCommand: CLICommand {
         let threshold = try args.float("--threshold", default: 0.9, range: 0...1)
         let weightsPath = try args.option("--weights")
         let profilePath = try args.option("--profile")
+        let opinionPath = try args.option("--second-opinion")
         let overlay = try args.option("--overlay")
         let overrides = try RasterOverrides(&args)
         let paper = try PaperOverrides(&args)
@@ -77,6 +79,7 @@ struct RecognizeCommand: CLICommand {
         let model = try loadModel(weightsPath, profile: profilePath)
         let options = overrides.applied(to: model.rasterOptions)
         let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: options)
+        recognizer.secondOpinion = try loadSecondOpinion(opinionPath, weights: weightsPath)
         // Every problem is reported and the rest still answered; the exit code is the highest of
         // the problems' codes (1 for a bad drawing or file, 3 for one that could not be read).
         var status = ExitCode.ok

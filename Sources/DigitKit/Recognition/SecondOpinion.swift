@@ -1,0 +1,131 @@
+import DigitKernels
+import DigitWeights
+import Foundation
+
+/// A larger network consulted only when the compact one is unsure: when no class (a digit, or
+/// "not a digit") reaches the threshold, the drawing's 28×28 image goes to this network too and
+/// the answer is made from both. The final probabilities are a geometric mix,
+/// p ∝ p₁^(1−mix) · p₂^mix, so the 0.9 filter and "not a digit" keep their meaning: they apply
+/// to the probabilities after the second opinion. Two networks that agree make a sure answer;
+/// two that disagree, or that both doubt, stay unsure.
+///
+/// Not thread-safe (it reuses scratch buffers), like `DigitRecognizer`, which owns one.
+public final class SecondOpinion {
+    public let model: ModelFile
+    public let network: InferenceNetwork
+    /// How much the second opinion counts when consulted, 0…1 (1: it alone decides). Recorded in
+    /// its weight file (`second_opinion_mix`) by the recipe that trained it.
+    public var mix: Float
+    /// The mix used when the file records none.
+    public static let defaultMix: Float = 0.5
+    private let workspace: InferenceNetwork.Workspace
+    private var logits: [Float]
+    private var second: [Float]
+
+    /// The shipped file's name (a resource of DigitWeights, beside the compact network).
+    public static let fileName = "second-opinion.safetensors"
+
+    /// `$DIGITS_SECOND_OPINION` when set, else the shipped second opinion, else nil.
+    public static func defaultPath() -> String? {
+        if let env = ProcessInfo.processInfo.environment["DIGITS_SECOND_OPINION"], !env.isEmpty { return env }
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Where the shipped second opinion is looked for (the weights' resource bundle), in order.
+    public static var candidates: [String] { ShippedWeights.candidates(fileName) }
+
+    public convenience init(path: String) throws {
+        try self.init(model: try ModelFile.load(path: path), file: path)
+    }
+
+    /// Checks that the network reads the same images as the compact one would give it (28×28,
+    /// digits then "not a digit") and takes the mix from its metadata.
+    public init(model: ModelFile, file: String? = nil) throws {
+        self.model = model
+        do { network = try model.makeNetwork() } catch var e as DigitError {
+            if let file { e.file = file }
+            throw e
+        }
+        guard network.inputShape == ActivationShape(height: 28, width: 28, channels: 1), network.outputShape.count == network.classCount else {
+            throw DigitError(.format, file: file, "a second opinion reads a 28×28 image and gives one score per class; this network "
+                + "reads \(network.inputShape) and gives \(network.outputShape) (is it a line model?)")
+        }
+        guard network.classCount == 10 || network.classCount == 11 else {
+            throw DigitError(.format, file: file, "a second opinion has 10 or 11 outputs; this network has \(network.classCount)")
+        }
+        mix = Self.defaultMix
+        if let text = model.provenance["second_opinion_mix"] {
+            guard let m = Float(text), m.isFinite, (0...1).contains(m) else {
+                throw DigitError(.format, file: file, at: "second_opinion_mix", "must be a number in 0…1, got '\(text)'")
+            }
+            mix = m
+        }
+        workspace = network.makeWorkspace()
+        logits = [Float](repeating: 0, count: network.classCount)
+        second = [Float](repeating: 0, count: network.classCount)
+    }
+
+    /// Whether no class of `probabilities` reaches `threshold`: the compact network is unsure.
+    public static func isUnsure(_ probabilities: UnsafeBufferPointer<Float>, threshold: Float) -> Bool {
+        !probabilities.contains { $0 >= threshold }
+    }
+
+    /// Revises `probabilities` (the compact network's softmax over its first `probabilities.count`
+    /// classes, for the image `pixels`) when they are unsure at `threshold`. Returns whether the
+    /// second opinion was consulted.
+    @discardableResult
+    public func revise(_ probabilities: UnsafeMutableBufferPointer<Float>, pixels: UnsafePointer<Float>, threshold: Float) -> Bool {
+        guard Self.isUnsure(UnsafeBufferPointer(probabilities), threshold: threshold) else { return false }
+        let classes = min(probabilities.count, network.classCount)
+        logits.withUnsafeMutableBufferPointer { l in
+            network.logits(pixels: pixels, workspace: workspace, into: l.baseAddress!)
+            second.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress!, classes, model.temperature, $0.baseAddress!) }
+        }
+        second.withUnsafeBufferPointer { Self.combine(probabilities, with: UnsafeBufferPointer(rebasing: $0[0..<classes]), mix: mix) }
+        return true
+    }
+
+    /// The geometric mix of `first` (replaced) and `second` over the classes both have; a class
+    /// only the first has (a compact network's "not a digit" against a ten-output second opinion)
+    /// keeps the first's log-probability.
+    static func combine(_ first: UnsafeMutableBufferPointer<Float>, with second: UnsafeBufferPointer<Float>, mix: Float) {
+        let tiny: Float = 1e-12
+        var top = -Float.infinity
+        for c in first.indices {
+            let a = log(max(first[c], tiny))
+            let v = c < second.count ? (1 - mix) * a + mix * log(max(second[c], tiny)) : a
+            first[c] = v
+            top = max(top, v)
+        }
+        var sum: Float = 0
+        for c in first.indices {
+            first[c] = exp(first[c] - top)
+            sum += first[c]
+        }
+        for c in first.indices { first[c] /= sum }
+    }
+
+    /// Revises the rows of a batch (`probabilities`: `classes` values a row, for the images of
+    /// `pixels`, 784 values each) whose compact answer is unsure, scoring those images in one batch.
+    /// Returns how many were consulted.
+    @discardableResult
+    public func revise(rows probabilities: inout [Float], classes: Int, pixels: [Float], threshold: Float, threads: Int) -> Int {
+        let rows = probabilities.count / classes
+        let unsure = (0..<rows).filter { i in
+            probabilities.withUnsafeBufferPointer { Self.isUnsure(UnsafeBufferPointer(rebasing: $0[(i * classes)..<((i + 1) * classes)]), threshold: threshold) }
+        }
+        guard !unsure.isEmpty else { return 0 }
+        var images = [Float](repeating: 0, count: unsure.count * 784)
+        for (k, i) in unsure.enumerated() { images.replaceSubrange((k * 784)..<((k + 1) * 784), with: pixels[(i * 784)..<((i + 1) * 784)]) }
+        let second = BatchInference.logits(network, pixels: images, threads: threads)
+        let n = network.classCount, used = min(classes, n)
+        var row = [Float](repeating: 0, count: used)
+        for (k, i) in unsure.enumerated() {
+            second.withUnsafeBufferPointer { l in row.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress! + k * n, used, model.temperature, $0.baseAddress!) } }
+            probabilities.withUnsafeMutableBufferPointer { p in
+                row.withUnsafeBufferPointer { Self.combine(UnsafeMutableBufferPointer(rebasing: p[(i * classes)..<((i + 1) * classes)]), with: $0, mix: mix) }
+            }
+        }
+        return unsure.count
+    }
+}

@@ -19,6 +19,9 @@ public struct AdaptationEvaluation: Sendable {
     public var k: Int
     public var threshold: Float = 0.9
     public var adaptation = WriterAdaptation()
+    /// A second opinion (its weight file) that the base and the adapted network both consult when
+    /// unsure, as `digits recognize --profile` does with the default weights; nil: none.
+    public var secondOpinion: String?
 
     public init(k: Int) { self.k = k }
 
@@ -32,6 +35,7 @@ public struct AdaptationEvaluation: Sendable {
             byWriter[w, default: []].append(d)
         }
         let base = try DigitRecognizer(model: model, threshold: threshold)
+        base.secondOpinion = try secondOpinion.map { try SecondOpinion(path: $0) }
         let refusedBase = nonDigits.reduce(0) { $0 + (base.recognize($1).digit == nil ? 1 : 0) }
         var rows: [Row] = []
         let order = byWriter.keys.sorted()
@@ -57,6 +61,7 @@ public struct AdaptationEvaluation: Sendable {
             row.adaptedOn = learn.count
             row.blend = report.blend
             let mine = try DigitRecognizer(model: try profile.apply(to: model), threshold: threshold)
+            mine.secondOpinion = base.secondOpinion   // the two read one after the other, never at once
             for d in test {
                 let label = d.labelDigit!
                 for (recognizer, isBase) in [(base, true), (mine, false)] {

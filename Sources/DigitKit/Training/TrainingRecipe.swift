@@ -37,6 +37,9 @@ public struct TrainingRecipe: Sendable {
     public var heldOutFonts = GlyphSamples.heldOutFonts
     /// Share of pen 0s, 1s and 7s drawn in a variant form (slashed zero, crossed seven, European one).
     public var variantRate: Float = 0
+    /// For a second opinion (`SecondOpinion`): how much it counts when consulted, recorded in the
+    /// weight file as `second_opinion_mix`; nil for a network that answers alone.
+    public var secondOpinionMix: Float?
     /// MNIST training images drawn again as pen strokes (their skeletons, `MNISTStrokeSamples`),
     /// how many per epoch, drawn with the pen of `pen.raster`.
     public var mnistStrokes = 0
@@ -74,9 +77,9 @@ public struct TrainingRecipe: Sendable {
     /// The shipped model (Weights/README.md): the wide network with an eleventh output, "not a
     /// digit"; 50 epochs; half of the MNIST images undistorted; the pendigits drawings of all 30
     /// writers twice per epoch with a 2.5-pixel pen, 15% of the 0s, 1s and 7s in a variant form;
-    /// 3,000 synthetic scribbles, 8,000 wrong pieces of composed numbers, the candidates cut from
-    /// 2,000 synthetic photos of numbers, and the stroke-font glyphs (but those of
-    /// `heldOutFonts`) three times per epoch.
+    /// 3,000 synthetic scribbles, 8,000 wrong pieces of composed numbers, and the stroke-font
+    /// glyphs (but those of `heldOutFonts`) three times per epoch. No pieces of photos: paper has
+    /// its own model (`LineRecipe`), so this network learns ink alone.
     public static var shipped: TrainingRecipe {
         // `try!` is safe: "wide" is a built-in architecture.
         var r = try! TrainingRecipe(name: "shipped", architecture: "wide", classes: 11)
@@ -88,8 +91,20 @@ public struct TrainingRecipe: Sendable {
         r.variantRate = 0.15
         r.nonDigits = 3000
         r.numberParts = 8000
-        r.paperPhotos = 2000
         r.glyphRepeats = 3
+        return r
+    }
+
+    /// The second opinion (Weights/second-opinion.safetensors), consulted when the compact network
+    /// is unsure: the shipped recipe's data on the larger `opinion` network, 30 epochs, its vote
+    /// mixed half and half with the compact network's.
+    public static var secondOpinion: TrainingRecipe {
+        var r = shipped
+        r.name = "opinion"
+        r.architectureName = "opinion"
+        r.options.architecture = Architecture.opinion(classes: 11)
+        r.options.epochs = 30
+        r.secondOpinionMix = 0.5
         return r
     }
 
@@ -244,6 +259,7 @@ public struct TrainingRecipe: Sendable {
             "parameters": String(model.parameterCount),
             "multiply_adds": String(model.multiplyAdds),
         ]
+        if let mix = secondOpinionMix { provenance["second_opinion_mix"] = String(mix) }
         provenance.merge(record) { _, new in new }
         file.provenance = provenance
         return file

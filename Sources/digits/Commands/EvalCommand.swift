@@ -160,7 +160,7 @@ struct EvalCommand: CLICommand {
             if let adaptK {
                 let nonDigits = try nonDigitsPath.map { try DrawingLoader.load($0).compactMap { try? $0.result.get() } } ?? []
                 return try evaluateAdaptation(records, k: adaptK, model: model, nonDigits: nonDigits, threshold: threshold,
-                                              json: json, threads: threads)
+                                              secondOpinion: secondOpinionPath(opinionPath, weights: weightsPath), json: json, threads: threads)
             }
             if let nonDigitsPath {
                 let extra = try DrawingLoader.load(nonDigitsPath)
@@ -290,9 +290,10 @@ struct EvalCommand: CLICommand {
 
     /// `--adapt K`: the personal-profile protocol (`AdaptationEvaluation`), one line per writer.
     static func evaluateAdaptation(_ records: [DrawingRecord], k: Int, model: ModelFile, nonDigits: [Drawing], threshold: Float,
-                                   json: Bool, threads: Int) throws -> Int32 {
+                                   secondOpinion: String?, json: Bool, threads: Int) throws -> Int32 {
         var protocolRun = AdaptationEvaluation(k: k)
         protocolRun.threshold = threshold
+        protocolRun.secondOpinion = secondOpinion
         let progress = ProgressLine()
         let rows = try protocolRun.run(model: model, records: records, nonDigits: nonDigits, threads: threads) { done, all, row in
             progress.update("adapting to writer \(row.writer): \(done)/\(all)")

@@ -17,16 +17,20 @@ struct TrainCommand: CLICommand {
     Recipes (every option below changes one part of the chosen recipe):
       shipped  (default) the shipped model: wide network with a "not a digit" output, 50 epochs,
                --clean 0.5, pendigits of all 30 writers ×2 with a 2.5-pixel pen, --variants 0.15,
-               --non-digits 3000, --number-parts 8000, --paper-parts 2000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
+               --non-digits 3000, --number-parts 8000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
+      opinion  the second opinion (Weights/second-opinion.safetensors), consulted when the
+               compact network is unsure: the shipped recipe's data on the larger "opinion"
+               network, 30 epochs, its vote mixed half and half (second_opinion_mix 0.5)
       plain    the standard network, 20 epochs, MNIST only
       paper    the paper reader's line model (Weights/paper-lines.safetensors): real lines
                of the parish registers' train split and synthetic photos of numbers by the
                pen writers, CTC; see "The paper model" below
-      --recipe NAME         shipped | plain | paper
+      --recipe NAME         shipped | opinion | plain | paper
 
     Optimizer and data:
       --data DIR            MNIST folder (default: $MNIST_DIR, Fixtures/mnist, ../shared/data/mnist)
-      --out FILE            weight file to write (default: Weights/mnist-cnn.safetensors)
+      --out FILE            weight file to write (default: Weights/mnist-cnn.safetensors;
+                            --recipe opinion: Weights/second-opinion.safetensors)
       --checkpoint FILE     per-epoch checkpoint (default: FILE given by --out + .checkpoint)
       --epochs N            passes over the training images
       --batch-size N        images per step (default 128)
@@ -112,11 +116,12 @@ struct TrainCommand: CLICommand {
         switch recipeName {
         case "shipped": recipe = .shipped
         case "plain": recipe = try TrainingRecipe(name: "plain", architecture: "standard")
+        case "opinion": recipe = .secondOpinion
         case "paper": return try trainPaper(&args)
-        default: throw DigitError(.usage, "--recipe must be shipped, plain or paper, got '\(recipeName)'")
+        default: throw DigitError(.usage, "--recipe must be shipped, opinion, plain or paper, got '\(recipeName)'")
         }
         let dataDir = try args.option("--data")
-        let out = try args.option("--out") ?? "Weights/mnist-cnn.safetensors"
+        let out = try args.option("--out") ?? (recipeName == "opinion" ? "Weights/\(SecondOpinion.fileName)" : "Weights/mnist-cnn.safetensors")
         let checkpoint = try args.option("--checkpoint") ?? out + ".checkpoint"
         var o = recipe.options
         try readOptimizer(&args, into: &o, sgd: true)
@@ -161,7 +166,7 @@ struct TrainCommand: CLICommand {
         }
         if noStrokes {
             strokesPath = nil
-        } else if strokesPath == nil && recipe.name == "shipped" {
+        } else if strokesPath == nil && ["shipped", "opinion"].contains(recipe.name) {
             guard let found = Locations.pendigitsFile() else {
                 throw DigitError(.io, "pendigits not found: pass --strokes FILE (or --no-strokes), set PENDIGITS_FILE, or run scripts/fetch-pendigits")
             }

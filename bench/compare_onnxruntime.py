@@ -153,7 +153,7 @@ def main():
     parser.add_argument("--weights", default=os.environ.get("DIGITS_WEIGHTS") or os.path.join(ROOT, "Weights/mnist-cnn.safetensors"))
     parser.add_argument("--digits", help="the digits executable (default $DIGITS, then .build/release/digits)")
     parser.add_argument("--data", help="MNIST folder")
-    parser.add_argument("--rounds", type=int, default=3, help="alternations of ONNX Runtime and digits timings (default 3)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternations of ONNX Runtime and digits timings (default 5)")
     parser.add_argument("--runs", type=int, default=7, help="timed runs per figure in each round (default 7)")
     parser.add_argument("--markdown", help="also write the tables to this file")
     parser.add_argument("--no-full-bench", action="store_true", help="skip the full `digits bench` at the end")
@@ -222,17 +222,20 @@ def main():
     lines.append("")
     lines.append(f"1-minute load average during the timings: {min(loads):.2f}–{max(loads):.2f} on {os.cpu_count()} CPUs.")
     lines.append("")
-    lines.append(f"Images per second (wall clock), median over {args.rounds} rounds (each the median of {args.runs} runs):")
+    lines.append(f"Images per second (wall clock), median over {args.rounds} rounds (each the median of {args.runs} runs); "
+                 "the ratio is the median of the rounds' ratios (each round times both, one after the other):")
     lines.append("")
-    def table(header, digits, ort, cell):
+    def table(header, digits, ort, cell, ratio=None):
         lines.append(header)
-        lines.append("| ---: | ---: | ---: | ---: | ---: |")
+        lines.append("| ---: | ---: | ---: | ---: | ---: |" + (" ---: |" if ratio else ""))
         for batch, threads in CONFIGS:
-            d, o = float(np.median(digits[(batch, threads)])), float(np.median(ort[(batch, threads)]))
-            lines.append(f"| {batch} | {threads} | {cell(d, o)} |")
+            ds, os_ = digits[(batch, threads)], ort[(batch, threads)]
+            d, o = float(np.median(ds)), float(np.median(os_))
+            extra = f" {float(np.median([ratio(a, b) for a, b in zip(ds, os_)])):.2f}× |" if ratio else ""
+            lines.append(f"| {batch} | {threads} | {cell(d, o)} |" + extra)
 
-    table("| batch | threads | digits img/s | ONNX Runtime img/s | digits / ORT |", digits_rates, ort_rates,
-          lambda d, o: f"{d:,.0f} | {o:,.0f} | {d / o:.2f}×")
+    table("| batch | threads | digits img/s | ONNX Runtime img/s | ratio of medians | median of ratios |", digits_rates, ort_rates,
+          lambda d, o: f"{d:,.0f} | {o:,.0f} | {d / o:.2f}×", ratio=lambda d, o: d / o)
     lines.append("")
     lines.append("CPU time per image, all threads of each process (not inflated by other processes on the machine):")
     lines.append("")

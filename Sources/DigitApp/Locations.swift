@@ -7,7 +7,7 @@ import Foundation
 public enum Locations {
     /// MNIST: `$MNIST_DIR`, else `Fixtures/mnist`, else `../shared/data/mnist`.
     public static func mnistDirectory() -> String? {
-        if let env = ProcessInfo.processInfo.environment["MNIST_DIR"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.value("MNIST_DIR") { return env }
         if let file = firstExisting(relative: "Fixtures/mnist/t10k-labels-idx1-ubyte")
             ?? firstExisting(relative: "../shared/data/mnist/t10k-labels-idx1-ubyte.gz") {
             return (file as NSString).deletingLastPathComponent
@@ -17,7 +17,7 @@ public enum Locations {
 
     /// The pendigits UNIPEN file: `$PENDIGITS_FILE`, `Fixtures/pendigits/`, `../shared/data/pendigits/`.
     public static func pendigitsFile() -> String? {
-        if let env = ProcessInfo.processInfo.environment["PENDIGITS_FILE"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.value("PENDIGITS_FILE") { return env }
         return firstExisting(relative: "Fixtures/pendigits/pendigits-orig.tra")
             ?? firstExisting(relative: "../shared/data/pendigits/pendigits-orig.tra")
     }
@@ -26,7 +26,7 @@ public enum Locations {
     /// `$PARISH_DIR`, else `Fixtures/parish` (filled by scripts/fetch-parish from
     /// `../shared/data/parish`).
     public static func parishDirectory() -> String? {
-        if let env = ProcessInfo.processInfo.environment["PARISH_DIR"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.value("PARISH_DIR") { return env }
         return firstExisting(relative: "Fixtures/parish/validation/labels.csv").map {
             (($0 as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent
         }

@@ -99,7 +99,7 @@ public final class LineReader: @unchecked Sendable {
     }
 
     public static func defaultWeightsPath() throws -> String {
-        if let env = ProcessInfo.processInfo.environment["DIGITS_PAPER_WEIGHTS"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.value("DIGITS_PAPER_WEIGHTS") { return env }
         if let path = ShippedWeights.paperPath { return path }
         throw DigitError(.io, "no paper model found: DIGITS_PAPER_WEIGHTS is not set and the shipped one is not at "
             + ShippedWeights.candidates(ShippedWeights.paperFileName).joined(separator: " or "))

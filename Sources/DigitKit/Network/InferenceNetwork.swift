@@ -48,9 +48,25 @@ public final class InferenceNetwork: @unchecked Sendable {
     /// (errors name the file, the layer `layers[2]` and the tensor), every tensor must be used, and
     /// the network must end with `outputs` values. `kernels` is the copy that runs (default the
     /// best this CPU runs; one it cannot run falls back to `.portable`).
-    public init(layers: [any Layer], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
-                outputs: Int = 10, file: String = "weights", kernels: KernelVariant = .active,
-                input: ActivationShape = ActivationShape(height: inputSize, width: inputSize, channels: 1)) throws {
+    public convenience init(layers: [any Layer], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
+                            outputs: Int = 10, file: String = "weights", kernels: KernelVariant = .active,
+                            input: ActivationShape = ActivationShape(height: inputSize, width: inputSize, channels: 1)) throws {
+        try self.init(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd, outputs: outputs, file: file,
+                      kernels: kernels, input: input, prepares: true)
+    }
+
+    /// Checks what `init` checks (and throws the same errors) without packing any weights: what
+    /// loading a weight file does, before the network that runs is built.
+    static func validate(layers: [any Layer], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
+                         outputs: Int, file: String, input: ActivationShape) throws {
+        _ = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd, outputs: outputs,
+                                 file: file, kernels: .portable, input: input, prepares: false)
+    }
+
+    /// `prepares`: pack each op's weights for its kernels (false only for `validate`: such a
+    /// network is checked, never run).
+    private init(layers: [any Layer], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
+                 outputs: Int, file: String, kernels: KernelVariant, input: ActivationShape, prepares: Bool) throws {
         guard inputStd > 0, inputStd.isFinite, inputMean.isFinite else {
             throw DigitError(.format, file: file, at: "metadata", "input_mean/input_std must be finite and std > 0")
         }
@@ -104,7 +120,7 @@ public final class InferenceNetwork: @unchecked Sendable {
             throw DigitError(.limit, file: file, at: "layers",
                              "the activations need \(workspaceFloats) floats of scratch memory per thread, more than the limit of \(Self.maxWorkspaceFloats)")
         }
-        for op in ops { op.finish() }
+        if prepares { for op in ops { op.finish() } }
         self.ops = ops
         self.paddedSizes = paddedSizes
         self.maxActivation = maxActivation

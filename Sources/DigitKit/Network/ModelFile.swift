@@ -86,7 +86,8 @@ public struct ModelFile: Sendable {
         var model = ModelFile(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std,
                               temperature: temperature, provenance: provenance)
         model.classes = classes
-        _ = try model.makeNetwork(file: path)
+        try InferenceNetwork.validate(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std, outputs: classes.count,
+                                      file: path, input: model.inputShape(width: 128))
         return model
     }
 
@@ -96,11 +97,15 @@ public struct ModelFile: Sendable {
 
     /// The inference network this file describes; a line model's for lines `width` pixels wide.
     public func makeNetwork(file: String = "weights", kernels: KernelVariant = .active, width: Int = 128) throws -> InferenceNetwork {
+        try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd,
+                             outputs: classes.count, file: file, kernels: kernels, input: inputShape(width: width))
+    }
+
+    /// What the network reads: one 28×28 digit, or a line model's line `width` pixels wide.
+    func inputShape(width: Int) -> ActivationShape {
         let side = InferenceNetwork.inputSize
-        return try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd,
-                                    outputs: classes.count, file: file, kernels: kernels,
-                                    input: isLineModel ? ActivationShape(height: LineImage.height, width: width, channels: 1)
-                                        : ActivationShape(height: side, width: side, channels: 1))
+        return isLineModel ? ActivationShape(height: LineImage.height, width: width, channels: 1)
+            : ActivationShape(height: side, width: side, channels: 1)
     }
 
     public var metadata: [String: String] {

@@ -91,7 +91,7 @@ public final class DigitRecognizer {
     /// The weight file used when none is named: `$DIGITS_WEIGHTS` when set, else the shipped
     /// weights from the package's resource bundle. Throws one error naming what was looked for.
     public static func defaultWeightsPath() throws -> String {
-        if let env = ProcessInfo.processInfo.environment["DIGITS_WEIGHTS"], !env.isEmpty { return env }
+        if let env = ProcessEnvironment.value("DIGITS_WEIGHTS") { return env }
         if let path = ShippedWeights.path { return path }
         throw DigitError(.io, "no weight file found: DIGITS_WEIGHTS is not set and the shipped weights are not at "
             + ShippedWeights.candidates.joined(separator: " or ")
@@ -118,7 +118,7 @@ public final class DigitRecognizer {
     func paperReader() throws -> LineReader? {
         if !lineReaderLooked {
             lineReaderLooked = true
-            if ProcessInfo.processInfo.environment["DIGITS_PAPER_WEIGHTS"].map({ !$0.isEmpty }) ?? false || ShippedWeights.paperPath != nil {
+            if ProcessEnvironment.value("DIGITS_PAPER_WEIGHTS") != nil || ShippedWeights.paperPath != nil {
                 loadedLineReader = try LineReader(threshold: threshold)
             }
         }

@@ -33,7 +33,9 @@ public enum Inputs {
     /// JPEG or PGM/PPM image. A broken `x.png` is thus reported by the image decoder ("not a PNG,
     /// JPEG or PGM/PPM image"), not as a stroke file that fails to parse.
     public static func isImage(_ path: String) -> Bool {
-        if imageExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased()) { return true }
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex,
+           imageExtensions.contains(name[name.index(after: dot)...].lowercased()) { return true }
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 16)).map(Array.init) ?? []

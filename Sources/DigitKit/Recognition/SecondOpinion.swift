@@ -2,8 +2,8 @@ import DigitKernels
 import DigitWeights
 import Foundation
 
-/// A larger network consulted only when the compact one is unsure: when no class (a digit, or
-/// "not a digit") reaches the threshold, the drawing's 28×28 image goes to this network too and
+/// A larger network consulted only when the compact one is unsure of a digit: when its likeliest
+/// class is a digit below the threshold, the drawing's 28×28 image goes to this network too and
 /// the answer is made from both. The final probabilities are a geometric mix,
 /// p ∝ p₁^(1−mix) · p₂^mix, so the 0.9 filter and "not a digit" keep their meaning: they apply
 /// to the probabilities after the second opinion. Two networks that agree make a sure answer;
@@ -12,13 +12,19 @@ import Foundation
 /// Not thread-safe (it reuses scratch buffers), like `DigitRecognizer`, which owns one.
 public final class SecondOpinion {
     public let model: ModelFile
-    public let network: InferenceNetwork
+    /// The network, built (its weights packed for the kernels) the first time it is asked: a
+    /// command that reads only sure drawings never pays for it.
+    public var network: InferenceNetwork { running.network }
     /// How much the second opinion counts when consulted, 0…1 (1: it alone decides). Recorded in
     /// its weight file (`second_opinion_mix`) by the recipe that trained it.
     public var mix: Float
     /// The mix used when the file records none.
     public static let defaultMix: Float = 0.5
-    private let workspace: InferenceNetwork.Workspace
+    private lazy var running: (network: InferenceNetwork, workspace: InferenceNetwork.Workspace) = {
+        // `init` validated these layers and tensors: building from them cannot fail.
+        let network = try! model.makeNetwork()
+        return (network, network.makeWorkspace())
+    }()
     private var logits: [Float]
     private var second: [Float]
 
@@ -27,8 +33,8 @@ public final class SecondOpinion {
 
     /// `$DIGITS_SECOND_OPINION` when set, else the shipped second opinion, else nil.
     public static func defaultPath() -> String? {
-        if let env = ProcessInfo.processInfo.environment["DIGITS_SECOND_OPINION"], !env.isEmpty { return env }
-        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+        if let env = ProcessEnvironment.value("DIGITS_SECOND_OPINION") { return env }
+        return ShippedWeights.firstExisting(fileName)
     }
 
     /// Where the shipped second opinion is looked for (the weights' resource bundle), in order.
@@ -38,20 +44,22 @@ public final class SecondOpinion {
         try self.init(model: try ModelFile.load(path: path), file: path)
     }
 
-    /// Checks that the network reads the same images as the compact one would give it (28×28,
-    /// digits then "not a digit") and takes the mix from its metadata.
+    /// Checks that the network reads what the compact one reads (one 28×28 digit; the digits, then
+    /// "not a digit") and takes the mix from its metadata. Errors name `file`.
     public init(model: ModelFile, file: String? = nil) throws {
         self.model = model
-        do { network = try model.makeNetwork() } catch var e as DigitError {
+        let classes = model.classes.count
+        guard !model.isLineModel, classes == 10 || classes == 11 else {
+            throw DigitError(.format, file: file, "a second opinion reads a 28×28 image of one digit; this is "
+                + (model.isLineModel ? "a line model" : "a network of \(classes) classes"))
+        }
+        do {
+            try InferenceNetwork.validate(layers: model.layers, tensors: model.tensors, inputMean: model.inputMean,
+                                          inputStd: model.inputStd, outputs: classes, file: file ?? "weights",
+                                          input: model.inputShape(width: InferenceNetwork.inputSize))
+        } catch var e as DigitError {
             if let file { e.file = file }
             throw e
-        }
-        guard network.inputShape == ActivationShape(height: 28, width: 28, channels: 1), network.outputShape.count == network.classCount else {
-            throw DigitError(.format, file: file, "a second opinion reads a 28×28 image and gives one score per class; this network "
-                + "reads \(network.inputShape) and gives \(network.outputShape) (is it a line model?)")
-        }
-        guard network.classCount == 10 || network.classCount == 11 else {
-            throw DigitError(.format, file: file, "a second opinion has 10 or 11 outputs; this network has \(network.classCount)")
         }
         mix = Self.defaultMix
         if let text = model.provenance["second_opinion_mix"] {
@@ -60,14 +68,17 @@ public final class SecondOpinion {
             }
             mix = m
         }
-        workspace = network.makeWorkspace()
-        logits = [Float](repeating: 0, count: network.classCount)
-        second = [Float](repeating: 0, count: network.classCount)
+        logits = [Float](repeating: 0, count: classes)
+        second = [Float](repeating: 0, count: classes)
     }
 
-    /// Whether no class of `probabilities` reaches `threshold`: the compact network is unsure.
+    /// Whether the compact network is unsure of a digit: its likeliest class is a digit (not "not
+    /// a digit", the eleventh) and no class reaches `threshold`. A lean toward "not a digit" is
+    /// never taken to the second opinion: it may confirm or reject a digit, never make one out of
+    /// ink the compact network doubts is one.
     public static func isUnsure(_ probabilities: UnsafeBufferPointer<Float>, threshold: Float) -> Bool {
-        !probabilities.contains { $0 >= threshold }
+        guard let top = probabilities.indices.max(by: { probabilities[$0] < probabilities[$1] }) else { return false }
+        return top < 10 && probabilities[top] < threshold
     }
 
     /// Revises `probabilities` (the compact network's softmax over its first `probabilities.count`
@@ -76,7 +87,8 @@ public final class SecondOpinion {
     @discardableResult
     public func revise(_ probabilities: UnsafeMutableBufferPointer<Float>, pixels: UnsafePointer<Float>, threshold: Float) -> Bool {
         guard Self.isUnsure(UnsafeBufferPointer(probabilities), threshold: threshold) else { return false }
-        let classes = min(probabilities.count, network.classCount)
+        let classes = min(probabilities.count, logits.count)
+        let (network, workspace) = running
         logits.withUnsafeMutableBufferPointer { l in
             network.logits(pixels: pixels, workspace: workspace, into: l.baseAddress!)
             second.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress!, classes, model.temperature, $0.baseAddress!) }

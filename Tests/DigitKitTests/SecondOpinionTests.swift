@@ -46,7 +46,7 @@ final class SecondOpinionTests: XCTestCase {
         XCTAssertLessThan(both.max()!, 0.9)
     }
 
-    func testRevise_ConsultsOnlyWhenNoClassReachesTheThreshold() throws {
+    func testRevise_ConsultsOnlyWhenTheLikeliestClassIsADigitBelowTheThreshold() throws {
         let opinion = try opinion()
         var rng = SplitMix64(seed: 3)
         let pixels = rng.floats(784, 0, 1)
@@ -56,6 +56,12 @@ final class SecondOpinionTests: XCTestCase {
         let consulted = sure.withUnsafeMutableBufferPointer { opinion.revise($0, pixels: pixels, threshold: 0.9) }
         XCTAssertFalse(consulted)
         XCTAssertEqual(sure, before)
+        // Leaning toward "not a digit" without reaching the threshold: the compact network's own.
+        var leaning = [Float](repeating: 0.03, count: 11)
+        leaning[10] = 0.7
+        let kept = leaning
+        XCTAssertFalse(leaning.withUnsafeMutableBufferPointer { opinion.revise($0, pixels: pixels, threshold: 0.9) })
+        XCTAssertEqual(leaning, kept)
         var unsure = [Float](repeating: 0.05, count: 11)
         unsure[4] = 0.5
         let revised = unsure.withUnsafeMutableBufferPointer { opinion.revise($0, pixels: pixels, threshold: 0.9) }

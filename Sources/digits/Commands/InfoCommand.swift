@@ -60,7 +60,7 @@ struct InfoCommand: CLICommand {
                 + "each scoring \(LineSymbols.classes) (_ blank, * not a digit, . a mark)")
         }
         if let mix = model.provenance["second_opinion_mix"] {
-            print("a second opinion: consulted when the compact network is unsure (no class at the threshold); "
+            print("a second opinion: consulted when the compact network is unsure (its likeliest class a digit below the threshold); "
                 + "the answer is p ∝ p_compact^(1-\(mix)) · p_this^\(mix)")
         } else if !paper, !model.isLineModel, weights == nil, let path = SecondOpinion.defaultPath() {
             print("second opinion when unsure: \(path) (digits info --second-opinion)")

@@ -154,14 +154,18 @@ public struct WriterAdaptation: Sendable {
             for r in results { for k in perBlend.indices { perBlend[k].add(r[k]) } }
         }
         // The blend: the lowest log loss on drawings each refit did not see, among those with no
-        // more top-1 errors, no more wrong answers and no fewer right answers than the base. The
+        // more top-1 errors, no more wrong answers and no fewer right answers than the base, and
+        // fewer errors or more right answers (a counted gain: a log loss lowered on a few dozen
+        // drawings alone did not carry over to the writer's later ones, docs/adapt.md). The
         // log loss, unlike the counts, sees every drawing (a right answer made surer, a wrong
         // digit made likelier), so a few dozen drawings are enough to tell a refit that learned
         // the hand from one that learned its few drawings by heart.
         var best = 0
         if let base = perBlend.first {
             for k in perBlend.indices.dropFirst() where perBlend[k].errors <= base.errors && perBlend[k].wrongAnswered <= base.wrongAnswered
-                && perBlend[k].rightAnswered >= base.rightAnswered && perBlend[k].logLoss < perBlend[best].logLoss {
+                && perBlend[k].rightAnswered >= base.rightAnswered
+                && (perBlend[k].errors < base.errors || perBlend[k].rightAnswered > base.rightAnswered)
+                && perBlend[k].logLoss < perBlend[best].logLoss {
                 best = k
             }
             report.before = base

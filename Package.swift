@@ -57,7 +57,7 @@ let package = Package(
             name: "DigitWeights",
             path: "Weights",
             exclude: ["README.md", "paper-lines.md"],
-            resources: [.copy("mnist-cnn.safetensors"), .copy("paper-lines.safetensors")]),
+            resources: [.copy("mnist-cnn.safetensors"), .copy("second-opinion.safetensors"), .copy("paper-lines.safetensors")]),
         .target(
             name: "DigitKit",
             dependencies: ["DigitFormats", "DigitKernels", "DigitWeights"]),

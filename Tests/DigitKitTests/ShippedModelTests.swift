@@ -75,4 +75,48 @@ final class ShippedModelTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(metadata["test_accuracy"].flatMap(Double.init) ?? 0, 0.995)
         XCTAssertTrue(model.temperature > 0 && model.temperature.isFinite)
     }
+
+    // MARK: - The second opinion
+
+    /// The shipped second opinion, or a failure saying how to get it.
+    private func shippedOpinion(file: StaticString = #filePath, line: UInt = #line) throws -> SecondOpinion? {
+        let path = TestPaths.secondOpinion.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            XCTFail("the shipped second opinion \(path) is missing: train it with `digits train --recipe opinion` "
+                    + "(Weights/second-opinion.md)", file: file, line: line)
+            return nil
+        }
+        return try SecondOpinion(path: path)
+    }
+
+    func testSecondOpinion_FitsItsBudgetAndSaysHowItWasMade() throws {
+        guard let opinion = try shippedOpinion() else { return }
+        XCTAssertLessThanOrEqual(opinion.network.parameterCount, 1_000_000)
+        XCTAssertLessThanOrEqual(opinion.network.multiplyAdds, 20_000_000, "multiply-adds per image")
+        XCTAssertEqual(opinion.network.classCount, 11)
+        let meta = opinion.model.provenance
+        XCTAssertEqual(meta["recipe"], "opinion")
+        XCTAssertTrue(meta["training_command"]?.hasPrefix("digits train --recipe opinion") ?? false, "\(meta["training_command"] ?? "")")
+        XCTAssertNotNil(meta["second_opinion_mix"].flatMap(Float.init))
+        XCTAssertEqual(meta["raster_pen_width"], (try shippedModel())?.1["raster_pen_width"], "the same pen as the compact network")
+    }
+
+    /// On the MNIST test set the pair answers more than the compact network alone and keeps the
+    /// README's promise of at most 0.1% of answers wrong.
+    func testSecondOpinion_OnMNISTAnswersMoreAndStaysRight() throws {
+        guard let (model, _) = try shippedModel(), let opinion = try shippedOpinion(), let dir = TestPaths.requireMNIST() else { return }
+        let test = try MNISTSet.load(directory: dir.path, split: .test)
+        let pixels = BatchInference.pixels(test), labels = test.labels.map(Int.init)
+        let recognizer = try DigitRecognizer(model: model)
+        let alone = EvaluationReport(probabilities: recognizer.digitProbabilities(pixels: pixels, threads: 2), labels: labels,
+                                     threshold: 0.9, temperature: model.temperature)
+        recognizer.secondOpinion = opinion
+        let pair = EvaluationReport(probabilities: recognizer.digitProbabilities(pixels: pixels, threads: 2), labels: labels,
+                                    threshold: 0.9, temperature: model.temperature)
+        print(String(format: "MNIST test: answered %.2f%% alone, %.2f%% with the second opinion; wrong answers %d, %d",
+                     alone.coverage * 100, pair.coverage * 100, alone.answeredWrong, pair.answeredWrong))
+        XCTAssertGreaterThan(pair.coverage, alone.coverage + 0.003, "the second opinion answers more")
+        XCTAssertGreaterThanOrEqual(pair.accuracy, alone.accuracy)
+        XCTAssertLessThanOrEqual(Double(pair.answeredWrong) / (pair.coverage * 10_000), 0.001, "share of answers that are wrong")
+    }
 }

@@ -12,6 +12,7 @@ final class PadOptionsTests: XCTestCase {
         XCTAssertEqual(o.height, 620)
         XCTAssertFalse(o.printRecognitions || o.exitWhenDone || o.frameStats || o.help)
         XCTAssertNil(o.profile)
+        XCTAssertNil(o.secondOpinion)
         XCTAssertTrue(PadOptions.help.contains("default 1040x620"))
         XCTAssertTrue(PadOptions.help.contains("default 0.9"))
     }
@@ -21,8 +22,9 @@ final class PadOptionsTests: XCTestCase {
                                       "--save-dir", "out", "--replay", "r.json", "--replay-rate", "0",
                                       "--print", "--screenshot", "s.png", "--exit",
                                       "--frame-stats", "--size", "800x500", "--max-digits", "4", "--label", "A b",
-                                      "--profile", "me.safetensors"])
+                                      "--profile", "me.safetensors", "--second-opinion", "none"])
         XCTAssertEqual(o.weights, "w.safetensors")
+        XCTAssertEqual(o.secondOpinion, "none")
         XCTAssertEqual(o.profile, "me.safetensors")
         XCTAssertEqual(o.threshold, 0.75)
         XCTAssertEqual(o.open, "a.json")

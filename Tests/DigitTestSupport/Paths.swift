@@ -10,6 +10,7 @@ public enum TestPaths {
     public static let pendigits = fixtures.appendingPathComponent("pendigits/pendigits-orig.tra")
     public static let weights = repoRoot.appendingPathComponent("Weights/mnist-cnn.safetensors")
     public static let paperWeights = repoRoot.appendingPathComponent("Weights/paper-lines.safetensors")
+    public static let secondOpinion = repoRoot.appendingPathComponent("Weights/second-opinion.safetensors")
     public static let parish = fixtures.appendingPathComponent("parish")
 
     /// The MNIST fixture folder, or a test failure that says how to fill it. Tests never skip

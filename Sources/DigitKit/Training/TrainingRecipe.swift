@@ -77,9 +77,9 @@ public struct TrainingRecipe: Sendable {
     /// The shipped model (Weights/README.md): the wide network with an eleventh output, "not a
     /// digit"; 50 epochs; half of the MNIST images undistorted; the pendigits drawings of all 30
     /// writers twice per epoch with a 2.5-pixel pen, 15% of the 0s, 1s and 7s in a variant form;
-    /// 3,000 synthetic scribbles, 8,000 wrong pieces of composed numbers, and the stroke-font
-    /// glyphs (but those of `heldOutFonts`) three times per epoch. No pieces of photos: paper has
-    /// its own model (`LineRecipe`), so this network learns ink alone.
+    /// 3,000 synthetic scribbles, 8,000 wrong pieces of composed numbers, the candidates cut from
+    /// 2,000 synthetic photos of numbers (what the cutting reader, `--cuts`, reads with), and the
+    /// stroke-font glyphs (but those of `heldOutFonts`) three times per epoch.
     public static var shipped: TrainingRecipe {
         // `try!` is safe: "wide" is a built-in architecture.
         var r = try! TrainingRecipe(name: "shipped", architecture: "wide", classes: 11)
@@ -91,16 +91,19 @@ public struct TrainingRecipe: Sendable {
         r.variantRate = 0.15
         r.nonDigits = 3000
         r.numberParts = 8000
+        r.paperPhotos = 2000
         r.glyphRepeats = 3
         return r
     }
 
     /// The second opinion (Weights/second-opinion.safetensors), consulted when the compact network
-    /// is unsure: the shipped recipe's data on the larger `opinion` network, 30 epochs, its vote
+    /// is unsure of a digit: the shipped recipe's ink (no pieces of photos: the compact network
+    /// reads those for the cutting reader) on the larger `opinion` network, 30 epochs, its vote
     /// mixed half and half with the compact network's.
     public static var secondOpinion: TrainingRecipe {
         var r = shipped
         r.name = "opinion"
+        r.paperPhotos = 0
         r.architectureName = "opinion"
         r.options.architecture = Architecture.opinion(classes: 11)
         r.options.epochs = 30

@@ -17,10 +17,11 @@ struct TrainCommand: CLICommand {
     Recipes (every option below changes one part of the chosen recipe):
       shipped  (default) the shipped model: wide network with a "not a digit" output, 50 epochs,
                --clean 0.5, pendigits of all 30 writers ×2 with a 2.5-pixel pen, --variants 0.15,
-               --non-digits 3000, --number-parts 8000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
+               --non-digits 3000, --number-parts 8000, --paper-parts 2000, --glyphs 3 (held-out fonts: \(GlyphSamples.heldOutFonts.sorted().joined(separator: ",")))
       opinion  the second opinion (Weights/second-opinion.safetensors), consulted when the
-               compact network is unsure: the shipped recipe's data on the larger "opinion"
-               network, 30 epochs, its vote mixed half and half (second_opinion_mix 0.5)
+               compact network is unsure of a digit: the shipped recipe's data but the pieces
+               of photos (--paper-parts 0) on the larger "opinion" network, 30 epochs, its
+               vote mixed half and half (second_opinion_mix 0.5)
       plain    the standard network, 20 epochs, MNIST only
       paper    the paper reader's line model (Weights/paper-lines.safetensors): real lines
                of the parish registers' train split and synthetic photos of numbers by the

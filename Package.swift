@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "DigitWeights",
             path: "Weights",
-            exclude: ["README.md", "paper-lines.md"],
+            exclude: ["README.md", "paper-lines.md", "second-opinion.md"],
             resources: [.copy("mnist-cnn.safetensors"), .copy("second-opinion.safetensors"), .copy("paper-lines.safetensors")]),
         .target(
             name: "DigitKit",

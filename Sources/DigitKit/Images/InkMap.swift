@@ -42,6 +42,22 @@ struct Page {
     /// The same page with other values.
     func with(_ values: [Float]) -> Page { Page(width: width, height: height, values: values, factor: factor, scale: scale) }
 
+    /// The columns of paper: the widest run of columns whose mean is at least 0.35 of the median
+    /// column's, the whole width when that run is narrower than a quarter of it. A scanner's black
+    /// margin is dark through the whole crop (and broader than a background window, so it is no
+    /// ink); a light page's level beside it is no evidence of light ink.
+    var paperColumns: Range<Int> {
+        var sums = [Float](repeating: 0, count: width)
+        for y in 0..<height { for x in 0..<width { sums[x] += values[y * width + x] } }
+        let level = sums.sorted()[width / 2]
+        var best = 0..<0, start = 0
+        for x in 0...width where x == width || sums[x] < 0.35 * level {
+            if x - start > best.count { best = start..<x }
+            start = x + 1
+        }
+        return best.count >= width / 4 ? best : 0..<width
+    }
+
     /// The polarity of a small pre-cropped digit, from its border (the ground): light ink when the
     /// border is darker than mid-gray (as MNIST).
     var borderIsDark: Bool {
@@ -66,8 +82,12 @@ struct Page {
 ///    interpolated; ink is what departs from it far beyond the paper's noise (5 robust standard
 ///    deviations). Dark ink on paper departs downwards, chalk on a board upwards; the side with
 ///    more such departure is the ink. When neither clearly dominates, a dark page means light ink.
-/// 2. **Pen width.** The pixels departing from the level by more than 6 noise deviations are a
-///    rough mask of the ink; its mean width (2 · area / boundary) is the pen's. A pen a third of a
+///    A scanner's black margin (columns darker than 0.35 of the median column, `paperColumns`)
+///    drags the blocks' level down beside it, so the paper there departs upwards like chalk: the
+///    departures are counted a block away from such a margin (on real scans of faint ink the
+///    margin's edge outweighed the writing and the page was taken for light ink).
+/// 2. **Pen width.** The pixels departing from the level by more than 6 noise deviations (away
+///    from a margin, as above) are a rough mask of the ink; its mean width (2 · area / boundary) is the pen's. A pen a third of a
 ///    block wide or more (a marker filling a small crop) may fill whole blocks, whose level then
 ///    follows the ink, so only the edges of its strokes depart: then one threshold over the page
 ///    (Otsu's) splits it in two, and where the paper side holds all the border and the other side
@@ -120,10 +140,18 @@ struct InkMap {
         for i in 0..<(w * h) { residual[i] = page.values[i] - level[i] }
         let sigma = 1.4826 * Morphology.quantile(residual.lazy.map { abs($0) }, 0.5, binsPerLevel: 8) + 1
         let t = 5 * sigma
+        // Beside a scanner's margin the blocks' level falls towards the margin's, and the paper
+        // there departs upwards like light ink: the evidence is taken a block away from it.
+        let paper = page.paperColumns
+        let inner = paper.count == w ? paper : (paper.lowerBound + block)..<max(paper.lowerBound + block, paper.upperBound - block)
+        let counted = inner.isEmpty ? 0..<w : inner
         var darker: Float = 0, lighter: Float = 0
-        for r in residual {
-            darker += max(0, -r - t)
-            lighter += max(0, r - t)
+        for y in 0..<h {
+            for x in counted {
+                let r = residual[y * w + x]
+                darker += max(0, -r - t)
+                lighter += max(0, r - t)
+            }
         }
         let evidence = log((darker + 1) / (lighter + 1))
         let lightInk = abs(evidence) < 1 ? Morphology.quantile(page.values, 0.5) < 100 : evidence < 0
@@ -131,7 +159,7 @@ struct InkMap {
         let sign: Float = lightInk ? 1 : -1
         let rough = max(6 * sigma, 12)
         var mask = [Bool](repeating: false, count: w * h)
-        for i in 0..<(w * h) { mask[i] = sign * residual[i] > rough }
+        for y in 0..<h { for x in counted { mask[y * w + x] = sign * residual[y * w + x] > rough } }
         return (lightInk, Self.strokeWidth(mask, width: w, height: h))
     }
 

@@ -8,17 +8,21 @@ import Foundation
 /// for (docs/images.md, "Real paper"):
 /// 1. **Background.** `InkMap` removes the paper's level, gradients and shadows and finds the
 ///    polarity; the ink's strength is scaled by its contrast (the 90th percentile of what stands
-///    well above the paper's noise), so pencil and marker, faint and strong scans look alike.
+///    well above the paper's noise), so pencil and marker, faint and strong scans look alike. Ink
+///    is a piece with a pixel at 0.35 of the contrast, grown through what stands at 0.25 (a faint,
+///    blurred stroke holds together rather than breaking into specks).
 /// 2. **Scanner margins and dark borders.** A piece of ink that touches the border and fills most
 ///    of its box (more than 55%) while broader than 4 pen widths is not writing.
 /// 3. **Ruled and column lines.** Runs of ink along a row longer than a third of the image (and
 ///    six times the pen's width) are rules, as are runs down a column longer than half the image
-///    in its outer fifths (column lines beside the writing); their pixels are removed except
-///    where the ink goes on beyond the rule's own thickness across it (a stroke that crosses it).
+///    in the outer fifths of the paper (the columns a black scanner margin leaves: column lines
+///    beside the writing); their pixels are removed except where the ink goes on beyond the
+///    rule's own thickness across it (a stroke that crosses it).
 /// 4. **The line.** Rows are weighed by the ink left in them, with a mild preference for the
 ///    middle of the image (crops are cut around the writing; printed headers and footers lie at
 ///    the edges); the band around the heaviest row, grown while rows keep a tenth of its ink, is
-///    the line, and the ink's columns inside it give its extent.
+///    the line, and the ink's columns inside it give its extent. A band holding only a dash or
+///    an underline counts half (a register's dash with the row's number below it).
 /// The strip is then cut with a margin of a quarter of the band's height around the line and
 /// scaled to `height` rows.
 public struct LineImage: Sendable {
@@ -29,7 +33,7 @@ public struct LineImage: Sendable {
     /// A further line of writing scores at least this share of the main line's score.
     static let furtherLineScore: Float = 0.1
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 2
+    public static let version = 4
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -110,9 +114,14 @@ public struct LineImage: Sendable {
             let contrast = strong.contains { _ in true } ? max(Morphology.quantile(strong, 0.9), 8) : 255
             for i in ink.indices { ink[i] = min(1, max(0, (ink[i] - 2 * noise) / contrast)) }
             let pen = max(1, map.strokeWidth)
-            var mask = ink.map { $0 >= 0.35 }
+            // Ink is a piece with a pixel at 0.35 of the contrast, grown through what stands at
+            // 0.25: faint, blurred strokes (a fountain pen on grey paper) hold together.
+            var mask = [Bool](repeating: false, count: w * h)
+            let pieces = InkComponents.label(width: w, height: h, seed: { ink[$0] >= 0.35 }, grow: { ink[$0] >= 0.25 })
+            for c in pieces.components { for p in c.pixels { mask[p] = true } }
+            let paper = map.lightInk ? 0..<w : page.paperColumns
             LineImage.removeMargins(&ink, &mask, width: w, height: h, pen: pen)
-            LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen)
+            LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen, paper: paper)
             self.ink = ink
             self.mask = mask
             width = w
@@ -247,7 +256,11 @@ public struct LineImage: Sendable {
     /// the ink's extent across the rule is measured at every pixel; the run's median extent is the
     /// rule's thickness, and pixels where the ink reaches more than two pen widths beyond it (a
     /// stroke crossing the rule) are kept.
-    static func removeRules(_ ink: inout [Float], _ mask: inout [Bool], width w: Int, height h: Int, pen: Float) {
+    /// Column lines are looked for in the outer fifths of `paper` (the columns a margin leaves).
+    static func removeRules(_ ink: inout [Float], _ mask: inout [Bool], width w: Int, height h: Int, pen: Float,
+                            paper: Range<Int>) {
+        let fifth = paper.count / 5
+        func outer(_ x: Int) -> Bool { x < paper.lowerBound + fifth || x >= paper.upperBound - fifth }
         var rule = [Bool](repeating: false, count: w * h)
         let beyond = Int((2 * pen).rounded(.up)) + 1
         // Runs along rows (`along` = x, across = y) and down the outer columns.
@@ -255,7 +268,7 @@ public struct LineImage: Sendable {
             let n = rows ? h : w, length = rows ? w : h
             let minRun = rows ? max(Int(6 * pen), w / 3) : max(Int(6 * pen), h / 2)
             for line in 0..<n {
-                if !rows, !(line < w / 5 || line >= w - w / 5) { continue }
+                if !rows, !outer(line) { continue }
                 func index(_ along: Int, _ across: Int) -> Int { rows ? across * w + along : along * w + across }
                 var a = 0
                 while a < length {
@@ -285,7 +298,7 @@ public struct LineImage: Sendable {
         let side = max(2, Int((2 * pen).rounded(.up)))
         var counts = [Int](repeating: 0, count: w)
         for y in 0..<h { for x in 0..<w where mask[y * w + x] { counts[x] += 1 } }
-        for x in 0..<w where (x < w / 5 || x >= w - w / 5) && 5 * counts[x] >= 2 * h {
+        for x in 0..<w where outer(x) && 5 * counts[x] >= 2 * h {
             let beside = max(x - side >= 0 ? counts[x - side] : 0, x + side < w ? counts[x + side] : 0)
             guard 2 * beside < counts[x] else { continue }
             for y in 0..<h where mask[y * w + x] {
@@ -310,7 +323,10 @@ public struct LineImage: Sendable {
         let largest = found.components.map(\.pixels.count).max() ?? 0
         guard largest > 0 else { return [] }
         var keep = [Bool](repeating: false, count: w * h)
-        let minimum = max(3, Int(pen * pen), largest / 40)
+        // The pen measured on the page may be a margin's or a rule's; the mask's own strokes,
+        // if thinner, are the writing's.
+        let stroke = min(pen, InkMap.strokeWidth(mask, width: w, height: h))
+        let minimum = max(3, Int(stroke * stroke), largest / 40)
         var kept: [InkComponents.Component] = []
         // Thin pieces as tall as most of the image are what is left of rules, not writing.
         let tallThin = { (c: InkComponents.Component) in Float(c.width) <= 1.5 * pen + 1 && 5 * c.height >= 3 * h }
@@ -359,6 +375,7 @@ public struct LineImage: Sendable {
             // beyond the band is kept whole).
             var left = w, right = -1, y0 = top, y1 = bottom
             let bandHeight = bottom - top + 1
+            var pixels = 0, dashPixels = 0
             for c in kept {
                 // A rule's or a column line's remains (thin, and taller than the band) are no part of the line.
                 if Float(c.width) <= 1.5 * pen + 1, c.height * 2 >= bandHeight * 3 { continue }
@@ -366,11 +383,17 @@ public struct LineImage: Sendable {
                 guard 2 * inside >= c.height || inside >= bandHeight / 2 else { continue }
                 left = min(left, c.x0); right = max(right, c.x1)
                 y0 = min(y0, c.y0); y1 = max(y1, c.y1)
+                pixels += c.pixels.count
+                if c.width >= 3 * c.height, Float(c.height) <= 3 * pen { dashPixels += c.pixels.count }
             }
             guard right >= left else { return nil }
+            // A band holding only a dash or an underline (strokes three times as long as they are
+            // tall and a few pens thin) is less likely the line than a band of digits: the dash of
+            // a register's empty cell with the row's number below it.
+            let score = 10 * dashPixels >= 9 * pixels ? 0.5 * band.score : band.score
             // A digit's tail or hat reaching out of the band is kept, up to half the band's height.
             let half = bandHeight / 2
-            return Band(top: max(y0, top - half), bottom: min(y1, bottom + half), left: left, right: right, score: band.score,
+            return Band(top: max(y0, top - half), bottom: min(y1, bottom + half), left: left, right: right, score: score,
                         mass: band.mass)
         }
     }

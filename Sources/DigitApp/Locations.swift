@@ -71,20 +71,10 @@ public func applyProfile(_ profile: String?, to model: ModelFile) throws -> Mode
     return try WriterProfile.load(path: profile).apply(to: model, file: profile)
 }
 
-/// The second opinion a command consults (`--second-opinion`): FILE, none for `none`, else the
-/// default one (`$DIGITS_SECOND_OPINION`, else the shipped one) with the default weights and none
-/// with weights named by `--weights` (a second opinion is trained beside its compact network).
-public func secondOpinionPath(_ option: String?, weights: String?) -> String? {
-    switch option {
-    case "none": return nil
-    case let path?: return path
-    case nil: return weights == nil ? SecondOpinion.defaultPath() : nil
-    }
-}
-
-/// The second opinion at `secondOpinionPath(option, weights:)`, loaded, or nil.
+/// The second opinion a command consults (`--second-opinion` FILE, `none`, or nil for the
+/// default with the default weights: `SecondOpinion.path(choice:weights:)`), loaded, or nil.
 public func loadSecondOpinion(_ option: String?, weights: String?) throws -> SecondOpinion? {
-    try secondOpinionPath(option, weights: weights).map { try SecondOpinion(path: $0) }
+    try SecondOpinion.path(choice: option, weights: weights).map { try SecondOpinion(path: $0) }
 }
 
 /// The `--second-opinion` lines of the help of the commands that recognize drawings.

@@ -99,7 +99,7 @@ final class PadApp: EventLoopClient {
     /// Learns a profile on the adaptation worker; `collectAdaptation` puts it to use.
     private func startAdapting() {
         let base = self.base, saveDirectory = options.saveDirectory, saved = files.saved, threshold = options.threshold
-        let opinion = secondOpinionPath(options.secondOpinion, weights: options.weights)
+        let opinion = SecondOpinion.path(choice: options.secondOpinion, weights: options.weights)
         // One core is left to drawing and reading.
         let threads = max(1, Parallel.processorCount - 1)
         let started = adaptation.start {

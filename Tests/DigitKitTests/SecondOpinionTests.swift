@@ -68,6 +68,14 @@ final class SecondOpinionTests: XCTestCase {
         XCTAssertTrue(revised)
         XCTAssertNotEqual(unsure[4], 0.5)
         XCTAssertEqual(unsure.reduce(0, +), 1, accuracy: 1e-5)
+        XCTAssertEqual(opinion.consultations, 1, "only the unsure one was taken to it")
+    }
+
+    func testPath_TheDefaultGoesWithTheDefaultWeightsOnly() {
+        XCTAssertNil(SecondOpinion.path(choice: "none", weights: nil))
+        XCTAssertEqual(SecondOpinion.path(choice: "x.safetensors", weights: "w.safetensors"), "x.safetensors")
+        XCTAssertNil(SecondOpinion.path(choice: nil, weights: "w.safetensors"), "weights named apart: no default second opinion")
+        XCTAssertEqual(SecondOpinion.path(choice: nil, weights: nil), SecondOpinion.defaultPath())
     }
 
     func testRecognizer_BatchAndOneAtATimeGiveTheSameProbabilities() throws {
@@ -90,6 +98,8 @@ final class SecondOpinionTests: XCTestCase {
             if alone.recognize(pixels: image).probabilities != r.probabilities { consulted += 1 }
         }
         XCTAssertGreaterThan(consulted, count / 2, "the second opinion was asked")
+        // Counted once for the batch and once for the images read one at a time.
+        XCTAssertEqual(recognizer.secondOpinion?.consultations, 2 * consulted)
     }
 
     func testSecondOpinion_RefusesABadMixAndANetworkThatDoesNotReadOneDigit() throws {

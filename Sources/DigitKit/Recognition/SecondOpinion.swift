@@ -20,6 +20,8 @@ public final class SecondOpinion {
     public var mix: Float
     /// The mix used when the file records none.
     public static let defaultMix: Float = 0.5
+    /// How many images it has been consulted on since it was made (`digits bench` reports it).
+    public private(set) var consultations = 0
     private lazy var running: (network: InferenceNetwork, workspace: InferenceNetwork.Workspace) = {
         // `init` validated these layers and tensors: building from them cannot fail.
         let network = try! model.makeNetwork()
@@ -35,6 +37,17 @@ public final class SecondOpinion {
     public static func defaultPath() -> String? {
         if let env = ProcessEnvironment.value("DIGITS_SECOND_OPINION") { return env }
         return ShippedWeights.firstExisting(fileName)
+    }
+
+    /// The second opinion to consult: `choice` is a file, "none" for none, or nil for the
+    /// default (`defaultPath()`), which goes with the default weights only (`weights` nil): a
+    /// second opinion is trained beside its compact network, not beside weights named apart.
+    public static func path(choice: String?, weights: String?) -> String? {
+        switch choice {
+        case "none": return nil
+        case let path?: return path
+        case nil: return weights == nil ? defaultPath() : nil
+        }
     }
 
     /// Where the shipped second opinion is looked for (the weights' resource bundle), in order.
@@ -87,6 +100,7 @@ public final class SecondOpinion {
     @discardableResult
     public func revise(_ probabilities: UnsafeMutableBufferPointer<Float>, pixels: UnsafePointer<Float>, threshold: Float) -> Bool {
         guard Self.isUnsure(UnsafeBufferPointer(probabilities), threshold: threshold) else { return false }
+        consultations += 1
         let classes = min(probabilities.count, logits.count)
         let (network, workspace) = running
         logits.withUnsafeMutableBufferPointer { l in
@@ -127,6 +141,7 @@ public final class SecondOpinion {
             probabilities.withUnsafeBufferPointer { Self.isUnsure(UnsafeBufferPointer(rebasing: $0[(i * classes)..<((i + 1) * classes)]), threshold: threshold) }
         }
         guard !unsure.isEmpty else { return 0 }
+        consultations += unsure.count
         var images = [Float](repeating: 0, count: unsure.count * 784)
         for (k, i) in unsure.enumerated() { images.replaceSubrange((k * 784)..<((k + 1) * 784), with: pixels[(i * 784)..<((i + 1) * 784)]) }
         let second = BatchInference.logits(network, pixels: images, threads: threads)

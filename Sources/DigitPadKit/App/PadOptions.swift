@@ -6,7 +6,7 @@ public struct PadOptions: Equatable, Sendable {
     public var weights: String?
     /// A personal profile (`digits adapt`, or the window's Adapt) applied to the weights.
     public var profile: String?
-    /// `--second-opinion`: the larger network consulted when unsure (`secondOpinionPath`).
+    /// `--second-opinion`: the larger network consulted when unsure (`SecondOpinion.path(choice:weights:)`).
     public var secondOpinion: String?
     public var threshold: Float = 0.9
     public var open: String?

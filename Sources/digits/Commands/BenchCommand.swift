@@ -100,7 +100,7 @@ struct BenchCommand: CLICommand {
         config.threads = threads
         config.executable = currentExecutable()
         config.photoPath = photo
-        config.secondOpinionPath = secondOpinionPath(opinionOption, weights: weightsOption)
+        config.secondOpinionPath = SecondOpinion.path(choice: opinionOption, weights: weightsOption)
         if let only {
             var parts = Set<BenchConfiguration.Part>()
             for name in only.split(separator: ",") {

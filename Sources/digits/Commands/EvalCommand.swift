@@ -160,7 +160,7 @@ struct EvalCommand: CLICommand {
             if let adaptK {
                 let nonDigits = try nonDigitsPath.map { try DrawingLoader.load($0).compactMap { try? $0.result.get() } } ?? []
                 return try evaluateAdaptation(records, k: adaptK, model: model, nonDigits: nonDigits, threshold: threshold,
-                                              secondOpinion: secondOpinionPath(opinionPath, weights: weightsPath), json: json, threads: threads)
+                                              secondOpinion: SecondOpinion.path(choice: opinionPath, weights: weightsPath), json: json, threads: threads)
             }
             if let nonDigitsPath {
                 let extra = try DrawingLoader.load(nonDigitsPath)

@@ -74,6 +74,22 @@ final class InkComponentsTests: XCTestCase {
         }
     }
 
+    func testInkMap_GreyPaperBesideABlackScannerMarginHasDarkInk() {
+        // A scan's black margin down the left quarter, grey paper with grain, and one faint
+        // stroke: beside the margin the paper stands above the blocks' level like chalk, which
+        // must not decide the polarity.
+        let w = 120, h = 200
+        var rng = SplitMix64(seed: 5)
+        var v = (0..<(w * h)).map { _ in Float(Int(rng.uniform(202, 209))) }
+        for y in 0..<h { for x in 0..<30 { v[y * w + x] = 20 } }
+        for y in 80..<110 { for x in 70..<72 { v[y * w + x] = 175 } }
+        let page = Page(width: w, height: h, values: v)
+        XCTAssertEqual(page.paperColumns, 30..<120)
+        XCTAssertFalse(InkMap(page).lightInk)
+        // Without a margin every column is paper.
+        XCTAssertEqual(Self.page(width: 160, height: 100, strokes: [(40, 20, 43, 79)]).paperColumns, 0..<160)
+    }
+
     /// A ring (an elliptic band `pen` pixels wide, a tenth of the height or more from the edges) on
     /// gray paper, or the inverse.
     static func ring(width w: Int, height h: Int, pen: Float, inverted: Bool = false) -> (page: Page, isInk: [Bool]) {

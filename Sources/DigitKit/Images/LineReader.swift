@@ -215,13 +215,18 @@ public final class LineReader: @unchecked Sendable {
         // digit the side cuts is seldom read sure.)
         if marksCutDigits, !strip.cutByFrame.isEmpty, !nothingRead {
             // The digits are the symbols other than marks, in order.
-            let spans = symbols.filter { $0.symbol != LineSymbols.mark }
-            let n = strip.cutByFrame.count
-            reading.markCutByFrame(at: spans.indices.filter { k in
-                let a = Int((x0 + Float(spans[k].first) * step).rounded(.down)), b = Int((x0 + Float(spans[k].last + 1) * step).rounded(.up))
-                let lo = min(max(0, a), n), hi = min(max(lo, b), n)
-                return (lo..<hi).contains { strip.cutByFrame[$0] }
-            })
+            // Each cut pixel column goes to the nearest digit's columns, within one column of
+            // them (a digit's symbol may stand on a column beside the ink the frame cuts).
+            let spans = symbols.filter { $0.symbol != LineSymbols.mark }.map {
+                (a: x0 + Float($0.first) * step, b: x0 + Float($0.last + 1) * step)
+            }
+            var cut = Set<Int>()
+            for x in strip.cutByFrame.indices where strip.cutByFrame[x] {
+                let c = Float(x) + 0.5
+                let distances = spans.map { max(0, $0.a - c, c - $0.b) }
+                if let k = distances.indices.min(by: { distances[$0] < distances[$1] }), distances[k] <= step { cut.insert(k) }
+            }
+            reading.markCutByFrame(at: cut.sorted())
         }
         return reading
     }

@@ -75,10 +75,33 @@ public struct LineRecipe: Sendable {
             train.append(contentsOf: made)
             progress("\(made.count) synthetic lines")
         }
-        let validation = try LineSet.load(folder: data.validation, threads: threads, cache: cacheFile(data.validation, "validation")) { done, all in
+        return (train, try validationLines(data, threads: threads, progress: progress))
+    }
+
+    /// The validation lines (cut from `data.validation`, cached like the training lines).
+    public func validationLines(_ data: Data, threads: Int, progress: (String) -> Void) throws -> LineSet {
+        let cache = data.cache.map {
+            ($0 as NSString).appendingPathComponent("strips-validation-\((data.validation as NSString).lastPathComponent).bin")
+        }
+        return try LineSet.load(folder: data.validation, threads: threads, cache: cache) { done, all in
             progress("cutting lines of \(data.validation): \(done)/\(all)")
         }
-        return (train, validation)
+    }
+
+    /// `model` with its temperature calibrated on the validation data: the log-loss choice on the
+    /// lines (`LineCalibration`), then raised until the whole reader's answers on the images are
+    /// right 99% of the time (`LineCalibration.honestTemperature`); both steps' figures recorded
+    /// in its metadata.
+    public static func calibrated(_ model: ModelFile, validation: LineSet, folder: String, threads: Int,
+                                  progress: (String) -> Void = { _ in }) throws -> ModelFile {
+        var model = model
+        let calibration = try LineCalibration(model: model, validation: validation, threads: threads)
+        let honest = try LineCalibration.honestTemperature(model: model, folder: folder, start: calibration.temperature,
+                                                           progress: progress)
+        model.temperature = honest.temperature
+        for (k, v) in calibration.record { model.provenance[k] = v }
+        for (k, v) in honest.record { model.provenance[k] = v }
+        return model
     }
 
     /// A description of the data for the weight file's record.
@@ -103,11 +126,8 @@ public struct LineRecipe: Sendable {
         let trained = try trainer.run(report: report)
         var model = ModelFile(layers: trained.layers, tensors: trained.tensors, inputMean: trained.inputMean, inputStd: trained.inputStd)
         model.classes = LineSymbols.classes
-        let calibration = try LineCalibration(model: model, validation: validation, threads: threads)
-        model.temperature = calibration.temperature
-        let honest = try LineCalibration.honestTemperature(model: model, folder: data.validation, start: calibration.temperature)
-        model.temperature = honest.temperature
-        var p = record
+        model = try Self.calibrated(model, validation: validation, folder: data.validation, threads: threads)
+        var p = model.provenance.merging(record) { _, new in new }
         p["recipe"] = name
         p["data"] = o.dataTag
         p["fingerprint"] = o.fingerprint
@@ -118,17 +138,15 @@ public struct LineRecipe: Sendable {
         p["wall_time_seconds"] = String(format: "%.0f", trained.seconds)
         p["history"] = trained.history.map { String(format: "%d:%.4f/%.4f/%.4f", $0.epoch, $0.trainLoss, $0.validationLoss, $0.validationAccuracy) }
             .joined(separator: " ")
-        for (k, v) in calibration.record { p[k] = v }
-        for (k, v) in honest.record { p[k] = v }
         model.provenance = p
         return model
     }
 }
 
-/// The temperature of a line model chosen on labelled lines it never trained on: the one, on a
-/// grid from 0.5 to 3, that minimizes the log loss of a reading's confidence (the product of its
-/// digits') as the probability that the number is read exactly; and the validation figures at
-/// the 0.9 filter with it.
+/// The temperature of a line model chosen on labelled lines it never trained on: the one that
+/// minimizes the log loss of a reading's confidence (the product of its digits') as the
+/// probability that the number is read exactly, looked for on a grid from 0.25 to 3 by 0.25 and
+/// then by 0.05 around the best; and the validation figures at the 0.9 filter with it.
 public struct LineCalibration: Sendable {
     public var temperature: Float
     public var record: [String: String] = [:]
@@ -138,7 +156,7 @@ public struct LineCalibration: Sendable {
         var best: (Float, Double) = (1, .infinity)
         var strips: [LineImage] = []
         for i in 0..<validation.count { strips.append(validation.strip(i)) }
-        for t in stride(from: Float(0.5), through: 3.0, by: 0.25) {
+        func logLoss(_ t: Float) throws -> Double {
             m.temperature = t
             let reader = try LineReader(model: m)
             var loss = 0.0
@@ -148,6 +166,17 @@ public struct LineCalibration: Sendable {
                 let c = Double(min(max(reading.confidence, 1e-6), 1 - 1e-6))
                 loss -= right ? log(c) : log(1 - c)
             }
+            return loss
+        }
+        for t in stride(from: Float(0.25), through: 3.0, by: 0.25) {
+            let loss = try logLoss(t)
+            if loss < best.1 { best = (t, loss) }
+        }
+        let coarse = best.0
+        for k in -4...4 where k != 0 {
+            let t = ((coarse + 0.05 * Float(k)) * 100).rounded() / 100
+            guard t >= 0.1 else { continue }
+            let loss = try logLoss(t)
             if loss < best.1 { best = (t, loss) }
         }
         temperature = best.0

@@ -96,10 +96,10 @@ struct TrainCommand: CLICommand {
                             at once (default runs/cache)
       --start FILE          start from this line model's weights (same architecture) instead
                             of fresh ones: a second stage of training
-      --calibrate FILE      only calibrate: raise the temperature of the trained line model
-                            FILE until the numbers it answers on the validation images are
-                            right 99% of the time (what training does after its log-loss
-                            choice), and write it to --out
+      --calibrate FILE      only calibrate the trained line model FILE as training ends:
+                            the temperature of least log loss on the validation lines,
+                            raised until the numbers it answers on the validation images
+                            are right 99% of the time; written to --out
 
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
 
@@ -270,9 +270,10 @@ struct TrainCommand: CLICommand {
             var model = try ModelFile.load(path: calibrate)
             guard model.isLineModel else { throw DigitError(.usage, file: calibrate, "not a line model (--calibrate takes a paper model)") }
             let progress = ProgressLine()
-            let honest = try LineCalibration.honestTemperature(model: model, folder: validation, start: model.temperature) { progress.finish($0) }
-            model.temperature = honest.temperature
-            for (k, v) in honest.record { model.provenance[k] = v }
+            let data = LineRecipe.Data(real: [], validation: validation, strokes: nil, glyphs: nil, cache: cache)
+            let lines = try recipe.validationLines(data, threads: threads) { progress.update($0) }
+            model = try LineRecipe.calibrated(model, validation: lines, folder: validation, threads: threads) { progress.finish($0) }
+            let honest = (temperature: model.temperature, record: model.provenance)
             model.provenance["calibration_command"] = (["digits"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
             try model.write(to: out)
             print("wrote \(out): temperature \(honest.temperature), on the images of \(validation): exact \(honest.record["images_exact"] ?? "?"), "

@@ -157,6 +157,20 @@ final class LineReaderTests: XCTestCase {
         XCTAssertGreaterThan(y1, 175)
     }
 
+    /// A tight crop 40 pixels tall with a 1 near its right side: the 1 fills most of the rows of
+    /// the crop's outer fifth, but it is shorter than 15 pen widths, so no column line.
+    func testLineImage_ADigitAtTheSideOfASmallCropIsNoColumnLine() {
+        let w = 150, h = 40
+        var rng = SplitMix64(seed: 9)
+        var gray = (0..<(w * h)).map { _ in UInt8(Int(rng.uniform(216, 224))) }
+        for y in 8..<34 { for x in 128..<131 { gray[y * w + x] = 50 } }
+        let strip = LineImage(image: DecodedImage(width: w, height: h, gray: gray, format: .pnm, color: .gray, bitDepth: 8))
+        XCTAssertFalse(strip.isEmpty)
+        let x0 = strip.originX, x1 = strip.originX + Float(strip.width) * strip.scale
+        XCTAssertTrue(x0 < 128 && x1 > 131, "the strip \(x0)…\(x1) should hold the 1")
+        XCTAssertGreaterThan(strip.pixels.max() ?? 0, 0.5, "the 1's ink is in the strip")
+    }
+
     func testLineImage_AnEmptyPageHasNoLine() {
         let blank = DecodedImage(width: 100, height: 80, gray: [UInt8](repeating: 200, count: 8000), format: .pnm, color: .gray, bitDepth: 8)
         XCTAssertTrue(LineImage(image: blank).isEmpty)

@@ -15,7 +15,7 @@ import Foundation
 ///    of its box (more than 55%) while broader than 4 pen widths is not writing.
 /// 3. **Ruled and column lines.** Runs of ink along a row longer than a third of the image (and
 ///    six times the pen's width) are rules, as are runs down a column longer than half the image
-///    in the outer fifths of the paper (the columns a black scanner margin leaves: column lines
+///    and 15 pen widths in the outer fifths of the paper (the columns a black scanner margin leaves: column lines
 ///    beside the writing); their pixels are removed except where the ink goes on beyond the
 ///    rule's own thickness across it (a stroke that crosses it).
 /// 4. **The line.** Rows are weighed by the ink left in them, with a mild preference for the
@@ -33,7 +33,7 @@ public struct LineImage: Sendable {
     /// A further line of writing scores at least this share of the main line's score.
     static let furtherLineScore: Float = 0.1
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 4
+    public static let version = 5
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -266,7 +266,9 @@ public struct LineImage: Sendable {
         // Runs along rows (`along` = x, across = y) and down the outer columns.
         func scan(rows: Bool) {
             let n = rows ? h : w, length = rows ? w : h
-            let minRun = rows ? max(Int(6 * pen), w / 3) : max(Int(6 * pen), h / 2)
+            // A column line is also longer than any digit: 15 pen widths (a small crop's digits
+            // fill most of its height, and a 1 at its side is no column line).
+            let minRun = rows ? max(Int(6 * pen), w / 3) : max(Int(15 * pen), h / 2)
             for line in 0..<n {
                 if !rows, !outer(line) { continue }
                 func index(_ along: Int, _ across: Int) -> Int { rows ? across * w + along : along * w + across }
@@ -298,7 +300,7 @@ public struct LineImage: Sendable {
         let side = max(2, Int((2 * pen).rounded(.up)))
         var counts = [Int](repeating: 0, count: w)
         for y in 0..<h { for x in 0..<w where mask[y * w + x] { counts[x] += 1 } }
-        for x in 0..<w where outer(x) && 5 * counts[x] >= 2 * h {
+        for x in 0..<w where outer(x) && 5 * counts[x] >= 2 * h && Float(counts[x]) >= 15 * pen {
             let beside = max(x - side >= 0 ? counts[x - side] : 0, x + side < w ? counts[x + side] : 0)
             guard 2 * beside < counts[x] else { continue }
             for y in 0..<h where mask[y * w + x] {

@@ -86,12 +86,12 @@ struct Page {
 ///    drags the blocks' level down beside it, so the paper there departs upwards like chalk: the
 ///    departures are counted a block away from such a margin (on real scans of faint ink the
 ///    margin's edge outweighed the writing and the page was taken for light ink).
-/// 2. **Pen width.** The pixels departing from the level by more than 6 noise deviations (away
-///    from a margin, as above) are a rough mask of the ink; its mean width (2 · area / boundary) is the pen's. A pen a third of a
-///    block wide or more (a marker filling a small crop) may fill whole blocks, whose level then
-///    follows the ink, so only the edges of its strokes depart: then one threshold over the page
-///    (Otsu's) splits it in two, and where the paper side holds all the border and the other side
-///    has strokes more than 1.5 times as broad, that side is the ink.
+/// 2. **Pen width.** The pixels departing from the level by more than 6 noise deviations (away from
+///    a margin, as above) are a rough mask of the ink; its mean width (2 · area / boundary) is the
+///    pen's. A pen a third of a block wide or more (a marker filling a small crop) may fill whole
+///    blocks, whose level then follows the ink, so only the edges of its strokes depart: then one
+///    threshold over the page (Otsu's) splits it in two, and where the paper side holds all the border
+///    and the other side has strokes more than 1.5 times as broad, that side is the ink.
 /// 3. **Background.** A grey closing (for dark ink; for light ink the same on the inverted page)
 ///    over a square three pen widths across (at most a tenth of the long side, or 1.5 pen widths
 ///    and two pixels if that is wider) fills every stroke in with the paper around it and

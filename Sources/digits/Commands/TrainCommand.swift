@@ -273,11 +273,11 @@ struct TrainCommand: CLICommand {
             let data = LineRecipe.Data(real: [], validation: validation, strokes: nil, glyphs: nil, cache: cache)
             let lines = try recipe.validationLines(data, threads: threads) { progress.update($0) }
             model = try LineRecipe.calibrated(model, validation: lines, folder: validation, threads: threads) { progress.finish($0) }
-            let honest = (temperature: model.temperature, record: model.provenance)
             model.provenance["calibration_command"] = (["digits"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
             try model.write(to: out)
-            print("wrote \(out): temperature \(honest.temperature), on the images of \(validation): exact \(honest.record["images_exact"] ?? "?"), "
-                  + "answered \(honest.record["images_answered"] ?? "?"), right among answered \(honest.record["images_right_among_answered"] ?? "?")")
+            let m = model.provenance
+            print("wrote \(out): temperature \(model.temperature), on the images of \(validation): exact \(m["images_exact"] ?? "?"), "
+                  + "answered \(m["images_answered"] ?? "?"), right among answered \(m["images_right_among_answered"] ?? "?")")
             return ExitCode.ok
         }
         if real.isEmpty {

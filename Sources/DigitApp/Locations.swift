@@ -71,12 +71,6 @@ public func applyProfile(_ profile: String?, to model: ModelFile) throws -> Mode
     return try WriterProfile.load(path: profile).apply(to: model, file: profile)
 }
 
-/// The second opinion a command consults (`--second-opinion` FILE, `none`, or nil for the
-/// default with the default weights: `SecondOpinion.path(choice:weights:)`), loaded, or nil.
-public func loadSecondOpinion(_ option: String?, weights: String?) throws -> SecondOpinion? {
-    try SecondOpinion.path(choice: option, weights: weights).map { try SecondOpinion(path: $0) }
-}
-
 /// The `--second-opinion` lines of the help of the commands that recognize drawings.
 public let secondOpinionHelp = """
   --second-opinion F  the larger network consulted when the compact one is unsure (default:

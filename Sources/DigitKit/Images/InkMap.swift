@@ -107,11 +107,14 @@ struct InkMap {
     var strokeWidth: Float
     /// The side of the closing's square.
     var window: Int
+    /// The page's columns of paper (`Page.paperColumns`: all but a black scanner margin).
+    var paperColumns: Range<Int>
 
     init(_ page: Page) {
         let w = page.width, h = page.height
         let block = max(8, max(w, h) / 16)
-        var found = Self.departures(page, block: block)
+        paperColumns = page.paperColumns
+        var found = Self.departures(page, block: block, paper: paperColumns)
         // A pen a third of a block wide or more (a marker filling a small crop) may fill whole
         // blocks, whose level then follows the ink, so that only the edges of its strokes depart
         // from it: where one threshold over the page finds strokes much broader than that, with
@@ -133,7 +136,7 @@ struct InkMap {
 
     /// The polarity and the pen's width from the ink's departures from the page's level (the
     /// median of blocks `block` pixels across, interpolated); steps 1 and 2 above.
-    private static func departures(_ page: Page, block: Int) -> (lightInk: Bool, strokeWidth: Float) {
+    private static func departures(_ page: Page, block: Int, paper: Range<Int>) -> (lightInk: Bool, strokeWidth: Float) {
         let w = page.width, h = page.height
         let level = Morphology.blockQuantile(page.values, width: w, height: h, block: block, q: 0.5)
         var residual = [Float](repeating: 0, count: w * h)
@@ -142,7 +145,6 @@ struct InkMap {
         let t = 5 * sigma
         // Beside a scanner's margin the blocks' level falls towards the margin's, and the paper
         // there departs upwards like light ink: the evidence is taken a block away from it.
-        let paper = page.paperColumns
         let inner = paper.count == w ? paper : (paper.lowerBound + block)..<max(paper.lowerBound + block, paper.upperBound - block)
         let counted = inner.isEmpty ? 0..<w : inner
         var darker: Float = 0, lighter: Float = 0
@@ -181,9 +183,14 @@ struct InkMap {
     /// pixels and 5% of the largest): a stroke's width.
     static func strokeWidth(_ mask: [Bool], width w: Int, height h: Int) -> Float {
         let found = InkComponents.label(width: w, height: h, seed: { mask[$0] }, grow: { mask[$0] })
-        let largest = found.components.map(\.pixels.count).max() ?? 0
+        return strokeWidth(found.components, mask: mask, width: w, height: h)
+    }
+
+    /// `strokeWidth(_:width:height:)` of the mask's pieces, already labelled.
+    static func strokeWidth(_ components: [InkComponents.Component], mask: [Bool], width w: Int, height h: Int) -> Float {
+        let largest = components.map(\.pixels.count).max() ?? 0
         var area = 0, boundary = 0
-        for c in found.components where c.pixels.count >= max(4, largest / 20) {
+        for c in components where c.pixels.count >= max(4, largest / 20) {
             area += c.pixels.count
             for p in c.pixels {
                 let x = p % w, y = p / w

@@ -119,7 +119,7 @@ public struct LineImage: Sendable {
             var mask = [Bool](repeating: false, count: w * h)
             let pieces = InkComponents.label(width: w, height: h, seed: { ink[$0] >= 0.35 }, grow: { ink[$0] >= 0.25 })
             for c in pieces.components { for p in c.pixels { mask[p] = true } }
-            let paper = map.lightInk ? 0..<w : page.paperColumns
+            let paper = map.lightInk ? 0..<w : map.paperColumns
             LineImage.removeMargins(&ink, &mask, width: w, height: h, pen: pen)
             LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen, paper: paper)
             self.ink = ink
@@ -327,7 +327,7 @@ public struct LineImage: Sendable {
         var keep = [Bool](repeating: false, count: w * h)
         // The pen measured on the page may be a margin's or a rule's; the mask's own strokes,
         // if thinner, are the writing's.
-        let stroke = min(pen, InkMap.strokeWidth(mask, width: w, height: h))
+        let stroke = min(pen, InkMap.strokeWidth(found.components, mask: mask, width: w, height: h))
         let minimum = max(3, Int(stroke * stroke), largest / 40)
         var kept: [InkComponents.Component] = []
         // Thin pieces as tall as most of the image are what is left of rules, not writing.

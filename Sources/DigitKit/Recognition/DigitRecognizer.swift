@@ -105,12 +105,12 @@ public final class DigitRecognizer {
     /// (`SecondOpinion.defaultPath()`).
     public convenience init(weightsPath: String? = nil, threshold: Float = 0.9) throws {
         try self.init(model: try ModelFile.load(path: weightsPath ?? Self.defaultWeightsPath()), threshold: threshold)
-        secondOpinion = try SecondOpinion.path(choice: nil, weights: weightsPath).map { try SecondOpinion(path: $0) }
+        secondOpinion = try SecondOpinion.load(choice: nil, weights: weightsPath)
     }
 
     /// Consults the default second opinion (`SecondOpinion.defaultPath()`) when there is one.
     public func useDefaultSecondOpinion() throws {
-        secondOpinion = try SecondOpinion.path(choice: nil, weights: nil).map { try SecondOpinion(path: $0) }
+        secondOpinion = try SecondOpinion.load(choice: nil, weights: nil)
     }
 
     /// The line model for images: the one set, else the shipped one, loaded once; nil when there
@@ -136,7 +136,7 @@ public final class DigitRecognizer {
                             profileName: String = "profile") throws {
         let base = try ModelFile.load(path: weightsPath ?? Self.defaultWeightsPath())
         try self.init(model: try profile.apply(to: base, file: profileName), threshold: threshold)
-        secondOpinion = try SecondOpinion.path(choice: nil, weights: weightsPath).map { try SecondOpinion(path: $0) }
+        secondOpinion = try SecondOpinion.load(choice: nil, weights: weightsPath)
     }
 
     /// The personal profile in use (its file name), nil for the weights as they are.

@@ -50,6 +50,11 @@ public final class SecondOpinion {
         }
     }
 
+    /// The second opinion at `path(choice:weights:)`, loaded; nil for none.
+    public static func load(choice: String?, weights: String?) throws -> SecondOpinion? {
+        try path(choice: choice, weights: weights).map { try SecondOpinion(path: $0) }
+    }
+
     /// Where the shipped second opinion is looked for (the weights' resource bundle), in order.
     public static var candidates: [String] { ShippedWeights.candidates(fileName) }
 

@@ -79,7 +79,7 @@ struct RecognizeCommand: CLICommand {
         let model = try loadModel(weightsPath, profile: profilePath)
         let options = overrides.applied(to: model.rasterOptions)
         let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: options)
-        recognizer.secondOpinion = try loadSecondOpinion(opinionPath, weights: weightsPath)
+        recognizer.secondOpinion = try SecondOpinion.load(choice: opinionPath, weights: weightsPath)
         // Every problem is reported and the rest still answered; the exit code is the highest of
         // the problems' codes (1 for a bad drawing or file, 3 for one that could not be read).
         var status = ExitCode.ok

@@ -53,14 +53,15 @@ public enum Locations {
 
 /// Loads the weight file named on the command line (`--weights`), else the default one
 /// (`$DIGITS_WEIGHTS`, else the shipped weights).
-public func loadModel(_ path: String?) throws -> ModelFile {
-    try ModelFile.load(path: path ?? DigitRecognizer.defaultWeightsPath())
+public func loadModel(_ path: String?, checksNetwork: Bool = true) throws -> ModelFile {
+    try ModelFile.load(path: path ?? DigitRecognizer.defaultWeightsPath(), checksNetwork: checksNetwork)
 }
 
 /// The weights as `loadModel(_:)` loads them, with a personal profile (`--profile`,
 /// `WriterProfile`) in place when one is named.
-public func loadModel(_ path: String?, profile: String?) throws -> ModelFile {
-    try applyProfile(profile, to: try loadModel(path))
+/// `checksNetwork` false: the caller builds the network at once, which checks it (`ModelFile.load`).
+public func loadModel(_ path: String?, profile: String?, checksNetwork: Bool = true) throws -> ModelFile {
+    try applyProfile(profile, to: try loadModel(path, checksNetwork: checksNetwork))
 }
 
 /// `model` with the personal profile at `profile` in place (refused, naming the file, when it was

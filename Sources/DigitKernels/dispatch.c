@@ -37,7 +37,7 @@ static int x86_supports(dk_isa isa) {
 }
 #endif
 
-int dk_cpu_supports(dk_isa isa) {
+static int supports(dk_isa isa) {
     switch (isa) {
     case DK_PORTABLE: return 1;
 #if defined(__x86_64__)
@@ -46,6 +46,20 @@ int dk_cpu_supports(dk_isa isa) {
 #endif
     default: return 0;
     }
+}
+
+// CPUID traps to the hypervisor on a virtual machine: asked once per process, not per network.
+static int supported[DK_AVX512 + 1];
+static pthread_once_t probed = PTHREAD_ONCE_INIT;
+
+static void probe(void) {
+    for (int isa = DK_PORTABLE; isa <= DK_AVX512; isa++) supported[isa] = supports((dk_isa)isa);
+}
+
+int dk_cpu_supports(dk_isa isa) {
+    if ((int)isa < DK_PORTABLE || (int)isa > DK_AVX512) return 0;
+    pthread_once(&probed, probe);
+    return supported[isa];
 }
 
 const dk_kernels *dk_kernels_for(dk_isa isa) {

@@ -61,7 +61,7 @@ func main() -> Int32 {
         // The weights without the profile are kept for Adapt, which adapts those.
         base = try loadModel(options.weights)
         recognizer = try DigitRecognizer(model: try applyProfile(options.profile, to: base), threshold: options.threshold)
-        recognizer.secondOpinion = try SecondOpinion.load(choice: options.secondOpinion, weights: options.weights)
+        recognizer.secondOpinion = try SecondOpinion.load(choice: options.secondOpinion, weights: options.weights, now: true)
     } catch let error as DigitError {
         return fail(error)
     } catch {

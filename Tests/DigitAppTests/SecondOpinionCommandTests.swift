@@ -25,6 +25,20 @@ final class SecondOpinionCommandTests: DigitsCommandTestCase {
         assertOneLineError(r, status: 1, ["digits recognize: \(TestPaths.paperWeights.path): a second opinion reads a 28×28 image of one digit; this is a line model"])
     }
 
+    func testSecondOpinion_TheDefaultOneIsReadWhenFirstAskedAndABrokenOneIsAnErrorOfTheRun() throws {
+        let drawing = try oneDrawing()
+        let broken = folder.appendingPathComponent("broken.safetensors").path
+        try FileIO.writeAtomically("not a weight file", to: broken)
+        let env = ["DIGITS_SECOND_OPINION": broken]
+        // Sure of the 1: the second opinion is never asked, so never read.
+        let sure = try digits(["recognize", "--single", drawing], environment: env)
+        XCTAssertEqual(sure.status, 0, sure.stderr)
+        // At threshold 1 every digit is unsure: it is asked, fails, and the drawing stays "?".
+        let r = try digits(["recognize", "--single", "--threshold", "1", drawing], environment: env)
+        assertOneLineError(r, status: 1, ["digits recognize: \(broken)"])
+        XCTAssertTrue(r.stdout.contains("one.json#0: ?"), r.stdout)
+    }
+
     func testSecondOpinion_NoneAndTheShippedOneBothAnswerAndInfoDescribesIt() throws {
         let drawing = try oneDrawing()
         for option in [["--second-opinion", "none"], []] {

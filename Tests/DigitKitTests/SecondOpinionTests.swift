@@ -84,7 +84,7 @@ final class SecondOpinionTests: XCTestCase {
         compact.temperature = 8
         let recognizer = try DigitRecognizer(model: compact, threshold: 0.9)
         recognizer.secondOpinion = try opinion(mix: "0.75")
-        XCTAssertEqual(recognizer.secondOpinion?.mix, 0.75)
+        XCTAssertEqual(try recognizer.secondOpinion?.mix, 0.75)
         var rng = SplitMix64(seed: 17)
         let count = 40
         let pixels = rng.floats(count * 784, 0, 1)
@@ -114,5 +114,49 @@ final class SecondOpinionTests: XCTestCase {
         XCTAssertThrowsError(try SecondOpinion(model: lineLike, file: "line.safetensors")) { error in
             XCTAssertTrue("\(error)".contains("line.safetensors"), "\(error)")
         }
+    }
+
+    func testDeferred_ReadsTheFileWhenFirstAskedAndAnswersAsTheLoadedOne() throws {
+        var compact = SmallModel.refusingModel
+        compact.temperature = 8   // unsure of most images
+        let folder = try temporaryFolder(self)
+        let path = folder.appendingPathComponent("opinion.safetensors").path
+        try opinion(mix: "0.75").model.write(to: path)
+        let eager = try DigitRecognizer(model: compact)
+        eager.secondOpinion = try SecondOpinion(path: path)
+        let deferred = try DigitRecognizer(model: compact)
+        deferred.secondOpinion = SecondOpinion.deferred(path: path)
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<5 {
+            let image = rng.floats(784, 0, 1)
+            XCTAssertEqual(deferred.recognize(pixels: image).probabilities, eager.recognize(pixels: image).probabilities)
+        }
+        XCTAssertGreaterThan(deferred.secondOpinion?.consultations ?? 0, 0)
+        XCTAssertNil(deferred.secondOpinion?.failure)
+        XCTAssertEqual(try deferred.secondOpinion?.mix, 0.75)
+    }
+
+    func testDeferred_AFileThatFailsToLoadLeavesTheDrawingUnsureAndSaysWhy() throws {
+        var compact = SmallModel.refusingModel
+        compact.temperature = 8
+        let folder = try temporaryFolder(self)
+        let path = folder.appendingPathComponent("broken.safetensors").path
+        try Data("not a weight file".utf8).write(to: URL(fileURLWithPath: path))
+        let alone = try DigitRecognizer(model: compact)
+        let recognizer = try DigitRecognizer(model: compact)
+        recognizer.secondOpinion = SecondOpinion.deferred(path: path)   // not read yet: no error
+        XCTAssertNil(recognizer.secondOpinion?.failure)
+        var rng = SplitMix64(seed: 6)
+        var unsure = 0
+        for _ in 0..<5 {
+            let image = rng.floats(784, 0, 1)
+            let got = recognizer.recognize(pixels: image), base = alone.recognize(pixels: image)
+            XCTAssertEqual(got.probabilities, base.probabilities, "the compact network's answer stands")
+            if base.digit == nil { unsure += 1; XCTAssertNil(got.digit) }
+        }
+        XCTAssertGreaterThan(unsure, 0)
+        let failure = try XCTUnwrap(recognizer.secondOpinion?.failure)
+        XCTAssertTrue("\(failure)".contains("broken.safetensors"), "\(failure)")
+        XCTAssertThrowsError(try SecondOpinion(path: path), "named by the user, it is read at once")
     }
 }

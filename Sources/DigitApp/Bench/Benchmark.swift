@@ -371,7 +371,7 @@ public enum Benchmark {
                 if let opinion = recognizer.secondOpinion {
                     // Every pass (the warm-up and `rounds` timed ones) reads the same drawings.
                     let consulted = (opinion.consultations - asked) / (rounds + 1)
-                    report.secondOpinion = opinion.model.provenance["second_opinion_mix"].map { "mix \($0)" } ?? ""
+                    report.secondOpinion = try opinion.model.provenance["second_opinion_mix"].map { "mix \($0)" } ?? ""
                     report.secondOpinionConsulted = (consulted, files.count)
                 }
             }

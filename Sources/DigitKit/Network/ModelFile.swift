@@ -28,6 +28,8 @@ public struct ModelFile: Sendable {
     public var temperature: Float
     /// Provenance and other free-form metadata (string values), written after the required keys.
     public var provenance: [String: String]
+    /// The file it was read from (`load(path:)`): errors of the networks made from it name it.
+    public var source: String?
 
     public init(layers: [any Layer], tensors: [String: TensorData], inputMean: Float, inputStd: Float,
                 temperature: Float = 1, provenance: [String: String] = [:]) {
@@ -41,12 +43,17 @@ public struct ModelFile: Sendable {
 
     /// Reads and validates a weight file: the safetensors container, the required metadata, and
     /// (by building it) the network it describes. Errors name the file and the key or layer.
-    public static func load(path: String) throws -> ModelFile {
-        try parse(FileIO.read(path, limit: SafetensorsFile.maxFileBytes), file: path)
+    /// `checksNetwork` false leaves the network's check to the first `makeNetwork`, which throws
+    /// the same errors (for a caller that builds it at once: checking it twice costs a
+    /// cold start about a tenth of its time).
+    public static func load(path: String, checksNetwork: Bool = true) throws -> ModelFile {
+        var model = try parse(FileIO.read(path, limit: SafetensorsFile.maxFileBytes), file: path, checksNetwork: checksNetwork)
+        model.source = path
+        return model
     }
 
     /// Validates a weight file already in memory, as `load(path:)` does; `path` names it in errors.
-    public static func parse(_ bytes: [UInt8], file path: String) throws -> ModelFile {
+    public static func parse(_ bytes: [UInt8], file path: String, checksNetwork: Bool = true) throws -> ModelFile {
         let file = try SafetensorsFile.parse(bytes, file: path)
         let m = file.metadata
         func require(_ key: String) throws -> String {
@@ -86,6 +93,7 @@ public struct ModelFile: Sendable {
         var model = ModelFile(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std,
                               temperature: temperature, provenance: provenance)
         model.classes = classes
+        guard checksNetwork else { return model }
         try InferenceNetwork.validate(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std, outputs: classes.count,
                                       file: path, input: model.inputShape(width: 128))
         return model
@@ -96,9 +104,9 @@ public struct ModelFile: Sendable {
     public var isLineModel: Bool { classes == LineSymbols.classes }
 
     /// The inference network this file describes; a line model's for lines `width` pixels wide.
-    public func makeNetwork(file: String = "weights", kernels: KernelVariant = .active, width: Int = 128) throws -> InferenceNetwork {
+    public func makeNetwork(file: String? = nil, kernels: KernelVariant = .active, width: Int = 128) throws -> InferenceNetwork {
         try InferenceNetwork(layers: layers, tensors: tensors, inputMean: inputMean, inputStd: inputStd,
-                             outputs: classes.count, file: file, kernels: kernels, input: inputShape(width: width))
+                             outputs: classes.count, file: file ?? source ?? "weights", kernels: kernels, input: inputShape(width: width))
     }
 
     /// What the network reads: one 28×28 digit, or a line model's line `width` pixels wide.

@@ -10,25 +10,64 @@ import Foundation
 /// two that disagree, or that both doubt, stay unsure.
 ///
 /// Not thread-safe (it reuses scratch buffers), like `DigitRecognizer`, which owns one.
+///
+/// A second opinion named by the user (`init(path:)`) is read and checked at once; the shipped
+/// one (`load(choice:weights:)` with no choice, or `deferred(path:)`) is read the first time it
+/// is asked, so a command that reads only sure drawings never pays for it (about a sixth of a
+/// `digits recognize` on one drawing). Should that file then fail to load, the drawing keeps
+/// the compact network's unsure answer ("?", never a digit) and `failure` says why.
 public final class SecondOpinion {
-    public let model: ModelFile
-    /// The network, built (its weights packed for the kernels) the first time it is asked: a
-    /// command that reads only sure drawings never pays for it.
-    public var network: InferenceNetwork { running.network }
+    /// The file it reads, when it came from one.
+    public let path: String?
+    /// The weight file (read now if the opinion was deferred).
+    public var model: ModelFile { get throws { try ready().model } }
+    /// The network, built (its weights packed for the kernels) the first time it is asked.
+    public var network: InferenceNetwork { get throws { try ready().running.network } }
     /// How much the second opinion counts when consulted, 0…1 (1: it alone decides). Recorded in
     /// its weight file (`second_opinion_mix`) by the recipe that trained it.
-    public var mix: Float
+    public var mix: Float { get throws { try ready().mix } }
     /// The mix used when the file records none.
     public static let defaultMix: Float = 0.5
     /// How many images it has been consulted on since it was made (`digits bench` reports it).
     public private(set) var consultations = 0
-    private lazy var running: (network: InferenceNetwork, workspace: InferenceNetwork.Workspace) = {
-        // `init` validated these layers and tensors: building from them cannot fail.
-        let network = try! model.makeNetwork()
-        return (network, network.makeWorkspace())
-    }()
-    private var logits: [Float]
-    private var second: [Float]
+    /// Why a deferred second opinion could not be loaded when first asked (nil: it loaded, or
+    /// was not asked yet). Its drawings kept the compact network's unsure answer.
+    public private(set) var failure: DigitError?
+    private var state: Ready?
+
+    /// A loaded and checked second opinion, with its scratch buffers.
+    private final class Ready {
+        let model: ModelFile
+        let mix: Float
+        lazy var running: (network: InferenceNetwork, workspace: InferenceNetwork.Workspace) = {
+            // `check` validated these layers and tensors: building from them cannot fail.
+            let network = try! model.makeNetwork()
+            return (network, network.makeWorkspace())
+        }()
+        var logits: [Float]
+        var second: [Float]
+        init(model: ModelFile, mix: Float) {
+            self.model = model
+            self.mix = mix
+            logits = [Float](repeating: 0, count: model.classes.count)
+            second = logits
+        }
+    }
+
+    /// The loaded opinion; a deferred one is read and checked here, once.
+    private func ready() throws -> Ready {
+        if let state { return state }
+        if let failure { throw failure }
+        guard let path else { preconditionFailure("a second opinion without a file is made loaded") }
+        do {
+            let loaded = try Self.check(try ModelFile.load(path: path), file: path)
+            state = loaded
+            return loaded
+        } catch let e as DigitError {
+            failure = e
+            throw e
+        }
+    }
 
     /// The shipped file's name (a resource of DigitWeights, beside the compact network).
     public static let fileName = "second-opinion.safetensors"
@@ -50,22 +89,38 @@ public final class SecondOpinion {
         }
     }
 
-    /// The second opinion at `path(choice:weights:)`, loaded; nil for none.
-    public static func load(choice: String?, weights: String?) throws -> SecondOpinion? {
-        try path(choice: choice, weights: weights).map { try SecondOpinion(path: $0) }
+    /// The second opinion at `path(choice:weights:)`, nil for none: a file the user named
+    /// (`choice`), or any with `now`, is read and checked now; the default one when first asked
+    /// (`deferred(path:)`).
+    public static func load(choice: String?, weights: String?, now: Bool = false) throws -> SecondOpinion? {
+        guard let path = path(choice: choice, weights: weights) else { return nil }
+        return choice == nil && !now ? deferred(path: path) : try SecondOpinion(path: path)
     }
 
     /// Where the shipped second opinion is looked for (the weights' resource bundle), in order.
     public static var candidates: [String] { ShippedWeights.candidates(fileName) }
 
-    public convenience init(path: String) throws {
-        try self.init(model: try ModelFile.load(path: path), file: path)
+    /// Reads and checks the file at `path` now (errors name it).
+    public init(path: String) throws {
+        self.path = path
+        state = try Self.check(try ModelFile.load(path: path), file: path)
     }
 
     /// Checks that the network reads what the compact one reads (one 28×28 digit; the digits, then
     /// "not a digit") and takes the mix from its metadata. Errors name `file`.
     public init(model: ModelFile, file: String? = nil) throws {
-        self.model = model
+        path = nil
+        state = try Self.check(model, file: file)
+    }
+
+    /// The second opinion at `path`, read and checked the first time it is asked.
+    public static func deferred(path: String) -> SecondOpinion { SecondOpinion(deferred: path) }
+
+    private init(deferred path: String) {
+        self.path = path
+    }
+
+    private static func check(_ model: ModelFile, file: String?) throws -> Ready {
         let classes = model.classes.count
         guard !model.isLineModel, classes == 10 || classes == 11 else {
             throw DigitError(.format, file: file, "a second opinion reads a 28×28 image of one digit; this is "
@@ -79,15 +134,14 @@ public final class SecondOpinion {
             if let file { e.file = file }
             throw e
         }
-        mix = Self.defaultMix
+        var mix = defaultMix
         if let text = model.provenance["second_opinion_mix"] {
             guard let m = Float(text), m.isFinite, (0...1).contains(m) else {
                 throw DigitError(.format, file: file, at: "second_opinion_mix", "must be a number in 0…1, got '\(text)'")
             }
             mix = m
         }
-        logits = [Float](repeating: 0, count: classes)
-        second = [Float](repeating: 0, count: classes)
+        return Ready(model: model, mix: mix)
     }
 
     /// Whether the compact network is unsure of a digit: its likeliest class is a digit (not "not
@@ -104,15 +158,17 @@ public final class SecondOpinion {
     /// second opinion was consulted.
     @discardableResult
     public func revise(_ probabilities: UnsafeMutableBufferPointer<Float>, pixels: UnsafePointer<Float>, threshold: Float) -> Bool {
-        guard Self.isUnsure(UnsafeBufferPointer(probabilities), threshold: threshold) else { return false }
+        guard Self.isUnsure(UnsafeBufferPointer(probabilities), threshold: threshold),
+              let r = try? ready() else { return false }
         consultations += 1
-        let classes = min(probabilities.count, logits.count)
-        let (network, workspace) = running
-        logits.withUnsafeMutableBufferPointer { l in
+        let classes = min(probabilities.count, r.logits.count)
+        let (network, workspace) = r.running
+        let temperature = r.model.temperature
+        r.logits.withUnsafeMutableBufferPointer { l in
             network.logits(pixels: pixels, workspace: workspace, into: l.baseAddress!)
-            second.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress!, classes, model.temperature, $0.baseAddress!) }
+            r.second.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress!, classes, temperature, $0.baseAddress!) }
         }
-        second.withUnsafeBufferPointer { Self.combine(probabilities, with: UnsafeBufferPointer(rebasing: $0[0..<classes]), mix: mix) }
+        r.second.withUnsafeBufferPointer { Self.combine(probabilities, with: UnsafeBufferPointer(rebasing: $0[0..<classes]), mix: r.mix) }
         return true
     }
 
@@ -145,17 +201,18 @@ public final class SecondOpinion {
         let unsure = (0..<rows).filter { i in
             probabilities.withUnsafeBufferPointer { Self.isUnsure(UnsafeBufferPointer(rebasing: $0[(i * classes)..<((i + 1) * classes)]), threshold: threshold) }
         }
-        guard !unsure.isEmpty else { return 0 }
+        guard !unsure.isEmpty, let r = try? ready() else { return 0 }
         consultations += unsure.count
+        let network = r.running.network
         var images = [Float](repeating: 0, count: unsure.count * 784)
         for (k, i) in unsure.enumerated() { images.replaceSubrange((k * 784)..<((k + 1) * 784), with: pixels[(i * 784)..<((i + 1) * 784)]) }
         let second = BatchInference.logits(network, pixels: images, threads: threads)
         let n = network.classCount, used = min(classes, n)
         var row = [Float](repeating: 0, count: used)
         for (k, i) in unsure.enumerated() {
-            second.withUnsafeBufferPointer { l in row.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress! + k * n, used, model.temperature, $0.baseAddress!) } }
+            second.withUnsafeBufferPointer { l in row.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress! + k * n, used, r.model.temperature, $0.baseAddress!) } }
             probabilities.withUnsafeMutableBufferPointer { p in
-                row.withUnsafeBufferPointer { Self.combine(UnsafeMutableBufferPointer(rebasing: p[(i * classes)..<((i + 1) * classes)]), with: $0, mix: mix) }
+                row.withUnsafeBufferPointer { Self.combine(UnsafeMutableBufferPointer(rebasing: p[(i * classes)..<((i + 1) * classes)]), with: $0, mix: r.mix) }
             }
         }
         return unsure.count

@@ -136,7 +136,7 @@ struct EvalCommand: CLICommand {
         model.temperature = temperature ?? model.temperature
         let raster = overrides.applied(to: model.rasterOptions)
         let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: raster)
-        recognizer.secondOpinion = try SecondOpinion.load(choice: opinionPath, weights: weightsPath)
+        recognizer.secondOpinion = try SecondOpinion.load(choice: opinionPath, weights: weightsPath, now: true)
 
         let labels: [Int]
         let probabilities: [Float]

@@ -76,7 +76,7 @@ struct RecognizeCommand: CLICommand {
         let paper = try PaperOverrides(&args)
         let inputs = try args.positionals()
         guard !inputs.isEmpty else { throw DigitError(.usage, "no input: give stroke files, a directory, or - for stdin") }
-        let model = try loadModel(weightsPath, profile: profilePath)
+        let model = try loadModel(weightsPath, profile: profilePath, checksNetwork: false)   // checked as the recognizer builds it
         let options = overrides.applied(to: model.rasterOptions)
         let recognizer = try DigitRecognizer(model: model, threshold: threshold, raster: options)
         recognizer.secondOpinion = try SecondOpinion.load(choice: opinionPath, weights: weightsPath)
@@ -144,6 +144,9 @@ struct RecognizeCommand: CLICommand {
             }
         }
         print(out, terminator: "")
+        // The shipped second opinion is read when first asked: a file that then failed to load
+        // left those drawings unsure ("?"), and is an error of the run.
+        if let failure = recognizer.secondOpinion?.failure { fail(failure) }
         return status
     }
 

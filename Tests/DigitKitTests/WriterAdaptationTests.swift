@@ -109,6 +109,34 @@ final class WriterAdaptationTests: XCTestCase {
         if report.blend == 0 { XCTAssertEqual(try profile.apply(to: model).tensors, model.tensors) }
     }
 
+    func testAdapt_WithASecondOpinionTheBaseFiguresAreThePairsAndAPullIsChosen() throws {
+        // Cross-validated as recognize reads: the base's figures (blend 0) are the pair's own
+        // answers on the writer's drawings.
+        let model = try ModelFile.load(path: TestPaths.weights.path)
+        let pair = try DigitRecognizer(model: model)
+        pair.secondOpinion = try SecondOpinion(path: TestPaths.secondOpinion.path)
+        let (examples, _) = WriterAdaptation.examples(from: Array(try slantedHand().prefix(40)).map {
+            DrawingRecord(source: "hand", index: 0, line: nil, writer: 7, result: .success($0))
+        }, recognizer: pair)
+        var options = WriterAdaptation.Options()
+        options.copies = 1
+        let (_, report) = try WriterAdaptation(options: options).adapt(model: model, examples: examples,
+                                                                       opinion: pair.secondOpinion, threads: 2)
+        var want = WriterAdaptation.Figures()
+        for e in examples {
+            let r = pair.recognize(pixels: e.pixels)
+            want.count += 1
+            if r.bestGuess != e.label { want.errors += 1 }
+            if let d = r.digit { want.answered += 1; if d != e.label { want.wrongAnswered += 1 } }
+        }
+        XCTAssertEqual(report.before.count, want.count)
+        XCTAssertEqual(report.before.errors, want.errors)
+        XCTAssertEqual(report.before.answered, want.answered)
+        XCTAssertEqual(report.before.wrongAnswered, want.wrongAnswered)
+        XCTAssertTrue(options.pulls.contains(report.pull), "\(report.pull)")
+        XCTAssertGreaterThan(want.errors + (want.count - want.answered), 0, "a hand the pair reads perfectly tests nothing")
+    }
+
     func testExamples_ANumberGivesItsDigitsWhenCutIntoAsMany() throws {
         let base = try DigitRecognizer(model: try ModelFile.load(path: TestPaths.weights.path))
         let records = try DrawingLoader.load(TestPaths.pendigits.path).filter { $0.writer == 3 }

@@ -18,8 +18,11 @@ public struct WriterAdaptation: Sendable {
         /// Full-batch Adam steps of the refit, and its learning rate.
         public var steps = 40
         public var learningRate: Float = 0.01
-        /// The pull toward the base weights: λ/2 · ‖W − W₀‖², per example.
-        public var pull: Float = 0.05
+        /// The pulls toward the base weights tried, λ/2 · ‖W − W₀‖² per example: a refit is made
+        /// with each, and the writer's own cross-validation chooses (with the blend). A strong
+        /// pull keeps a writer whose first drawings are unlike their later ones safe; a weak one
+        /// learns a hand that differs more (docs/adapt.md).
+        public var pulls: [Float] = [0.05, 0.01]
         /// Synthetic non-digits (`NonDigitSamples`) whose probabilities are held at the base's.
         public var anchors = 300
         /// Folds of the writer's drawings for choosing the blend (fewer when there are fewer drawings).
@@ -63,6 +66,8 @@ public struct WriterAdaptation: Sendable {
         /// Cross-validated on the writer's drawings: the base model, and with the chosen blend.
         public var before = Figures(), after = Figures()
         public var blend: Float = 0
+        /// The pull of the refit kept (`Options.pulls`).
+        public var pull: Float = 0
         public var folds = 0
         public init() {}
     }
@@ -101,7 +106,9 @@ public struct WriterAdaptation: Sendable {
     }
 
     /// Fits a profile for `model` to `examples` (at least one).
-    public func adapt(model: ModelFile, examples: [Example], threads: Int = Parallel.processorCount,
+    /// With `opinion`, the drawings are read in the cross-validation as they will be with the
+    /// profile: the second opinion consulted where the adapted network is unsure.
+    public func adapt(model: ModelFile, examples: [Example], opinion: SecondOpinion? = nil, threads: Int = Parallel.processorCount,
                       record: [String: String] = [:]) throws -> (profile: WriterProfile, report: Report) {
         guard !examples.isEmpty else { throw DigitError(.usage, "no labelled digits to learn from") }
         let head = try LastLayer(model: model)
@@ -127,6 +134,7 @@ public struct WriterAdaptation: Sendable {
             for i in 0..<options.anchors { anchorSource.render(i, augment: false, rng: &rng, into: p.baseAddress! + i * 784) }
         }
         let features = head.features(pixels, threads: threads)
+        let second = opinion?.probabilities(pixels: pixels, threads: threads)
         let anchorFeatures = head.features(anchorPixels, threads: threads)
         let anchorTargets = head.probabilities(anchorFeatures, weight: head.weight, bias: head.bias, temperature: model.temperature)
 
@@ -141,17 +149,21 @@ public struct WriterAdaptation: Sendable {
             }
         }
         report.folds = groupList.count >= 2 ? nFolds : 0
-        var perBlend = [Figures](repeating: Figures(), count: options.blends.count)
+        // Candidates: each pull with each blend (blend 0, the base, is the same for every pull).
+        let pulls = options.pulls.isEmpty ? [Float(0.05)] : options.pulls
+        let nb = options.blends.count
+        var perBlend = [Figures](repeating: Figures(), count: pulls.count * nb)
         if report.folds > 0 {
-            let results = try Parallel.map(nFolds, threads: threads) { fold -> [Figures] in
+            let results = try Parallel.map(nFolds * pulls.count, threads: threads) { job -> [Figures] in
+                let fold = job % nFolds, pull = pulls[job / nFolds]
                 let train = (0..<labels.count).filter { foldOf[groups[$0]] != fold }
                 let test = (0..<labels.count).filter { foldOf[groups[$0]] == fold && !isCopy[$0] }
                 let (w, b) = self.refit(head: head, features: features, labels: labels, rows: train,
-                                        anchors: anchorFeatures, anchorTargets: anchorTargets, temperature: model.temperature)
+                                        anchors: anchorFeatures, anchorTargets: anchorTargets, temperature: model.temperature, pull: pull)
                 return self.figures(head: head, features: features, labels: labels, rows: test, weight: w, bias: b,
-                                    temperature: model.temperature)
+                                    temperature: model.temperature, opinion: second)
             }
-            for r in results { for k in perBlend.indices { perBlend[k].add(r[k]) } }
+            for (job, r) in results.enumerated() { for k in 0..<nb { perBlend[(job / nFolds) * nb + k].add(r[k]) } }
         }
         // The blend: the lowest log loss on drawings each refit did not see, among those with no
         // more top-1 errors, no more wrong answers and no fewer right answers than the base, and
@@ -160,9 +172,10 @@ public struct WriterAdaptation: Sendable {
         // log loss, unlike the counts, sees every drawing (a right answer made surer, a wrong
         // digit made likelier), so a few dozen drawings are enough to tell a refit that learned
         // the hand from one that learned its few drawings by heart.
+        // Pulls are tried strongest first: on a tie the stronger pull stays.
         var best = 0
         if let base = perBlend.first {
-            for k in perBlend.indices.dropFirst() where perBlend[k].errors <= base.errors && perBlend[k].wrongAnswered <= base.wrongAnswered
+            for k in perBlend.indices where k % max(1, nb) != 0 && perBlend[k].errors <= base.errors && perBlend[k].wrongAnswered <= base.wrongAnswered
                 && perBlend[k].rightAnswered >= base.rightAnswered
                 && (perBlend[k].errors < base.errors || perBlend[k].rightAnswered > base.rightAnswered)
                 && perBlend[k].logLoss < perBlend[best].logLoss {
@@ -171,10 +184,11 @@ public struct WriterAdaptation: Sendable {
             report.before = base
             report.after = perBlend[best]
         }
-        report.blend = options.blends.isEmpty ? 0 : options.blends[best]
+        report.blend = nb == 0 ? 0 : options.blends[best % nb]
+        report.pull = pulls[nb == 0 ? 0 : best / nb]
 
         let (w, b) = refit(head: head, features: features, labels: labels, rows: Array(0..<labels.count),
-                           anchors: anchorFeatures, anchorTargets: anchorTargets, temperature: model.temperature)
+                           anchors: anchorFeatures, anchorTargets: anchorTargets, temperature: model.temperature, pull: report.pull)
         let blend = report.blend
         let mixedW = zip(head.weight, w).map { $0 + blend * ($1 - $0) }
         let mixedB = zip(head.bias, b).map { $0 + blend * ($1 - $0) }
@@ -183,6 +197,7 @@ public struct WriterAdaptation: Sendable {
         r["digits"] = String(examples.count)
         r["per_digit"] = report.perDigit.map(String.init).joined(separator: ",")
         r["folds"] = String(report.folds)
+        r["pull"] = String(report.pull)
         func line(_ f: Figures) -> String { "\(f.count) drawings, \(f.errors) top-1 errors, \(f.answered) answered, \(f.wrongAnswered) wrong answers" }
         r["validation_base"] = line(report.before)
         r["validation_adapted"] = line(report.after)
@@ -196,7 +211,7 @@ public struct WriterAdaptation: Sendable {
     /// The refitted layer (weights in feature order) from `rows` of the writer's examples. The
     /// weights are held transposed, (in, 16), for the library's linear kernels.
     func refit(head: LastLayer, features: [Float], labels: [Int], rows: [Int], anchors: [Float], anchorTargets: [Float],
-               temperature: Float) -> (weight: [Float], bias: [Float]) {
+               temperature: Float, pull: Float) -> (weight: [Float], bias: [Float]) {
         let d = head.inCount, k = head.outCount, nA = anchorTargets.count / k, padded = 16
         precondition(k <= padded)
         let kernels: UnsafePointer<dk_kernels> = dk_active()
@@ -209,8 +224,8 @@ public struct WriterAdaptation: Sendable {
         let n = Float(rows.count + nA)
         let beta1: Float = 0.9, beta2: Float = 0.999
         for step in 1...max(1, options.steps) {
-            for i in gw.indices { gw[i] = options.pull * (w[i] - base[i]) }
-            for j in 0..<k { gb[j] = options.pull * (b[j] - head.bias[j]) }
+            for i in gw.indices { gw[i] = pull * (w[i] - base[i]) }
+            for j in 0..<k { gb[j] = pull * (b[j] - head.bias[j]) }
             // d loss / d logits = (p − target) / T, averaged over the examples.
             func accumulate(_ f: UnsafePointer<Float>, target: (Int) -> Float) {
                 kernels.pointee.linear_forward!(f, d, w, b, k, padded, &z, 0)
@@ -257,8 +272,10 @@ public struct WriterAdaptation: Sendable {
     }
 
     /// Figures on `rows` for each of `options.blends` between the base layer and (`weight`, `bias`).
+    /// With `opinion` (its probabilities of every row), a row the blend leaves unsure is revised
+    /// by it (`SecondOpinion.combine`), as recognizing does.
     func figures(head: LastLayer, features: [Float], labels: [Int], rows: [Int], weight: [Float], bias: [Float],
-                 temperature: Float) -> [Figures] {
+                 temperature: Float, opinion: (rows: [Float], classes: Int, mix: Float)? = nil) -> [Figures] {
         let k = head.outCount
         var out = [Figures](repeating: Figures(), count: options.blends.count)
         var rowFeatures = [Float](); rowFeatures.reserveCapacity(rows.count * head.inCount)
@@ -269,7 +286,16 @@ public struct WriterAdaptation: Sendable {
             for (n, r) in rows.enumerated() {
                 let logits = (0..<k).map { z0[n * k + $0] + blend * (z1[n * k + $0] - z0[n * k + $0]) }
                 var p = [Float](repeating: 0, count: k)
-                p.withUnsafeMutableBufferPointer { softmax(logits, count: k, temperature: temperature, into: $0.baseAddress!) }
+                p.withUnsafeMutableBufferPointer { q in
+                    softmax(logits, count: k, temperature: temperature, into: q.baseAddress!)
+                    if let opinion, SecondOpinion.isUnsure(UnsafeBufferPointer(q), threshold: options.threshold) {
+                        let used = min(k, opinion.classes)
+                        opinion.rows.withUnsafeBufferPointer {
+                            SecondOpinion.combine(q, with: UnsafeBufferPointer(rebasing: $0[(r * opinion.classes)..<(r * opinion.classes + used)]),
+                                                  mix: opinion.mix)
+                        }
+                    }
+                }
                 let digits = Array(p.prefix(10))
                 let top = digits.indices.max { digits[$0] < digits[$1] }!
                 out[bi].count += 1

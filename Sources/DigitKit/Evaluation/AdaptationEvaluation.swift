@@ -11,6 +11,8 @@ public struct AdaptationEvaluation: Sendable {
         public var adaptedOn = 0
         public var base = WriterAdaptation.Figures(), adapted = WriterAdaptation.Figures()
         public var blend: Float = 0
+        /// The pull of the refit the profile kept (`WriterAdaptation.Report.pull`).
+        public var pull: Float = 0
         /// Non-digits not answered, by the base and with the profile (of `nonDigits`).
         public var nonDigits = 0, refusedBase = 0, refusedAdapted = 0
         public var seconds = 0.0
@@ -55,11 +57,13 @@ public struct AdaptationEvaluation: Sendable {
             }
             guard !test.isEmpty, !learn.isEmpty else { continue }
             let start = Date()
-            let (profile, report) = try adaptation.adapt(model: model, examples: learn, threads: threads)
+            let (profile, report) = try adaptation.adapt(model: model, examples: learn, opinion: base.secondOpinion,
+                                                             threads: threads)
             var row = Row(writer: writer)
             row.seconds = Date().timeIntervalSince(start)
             row.adaptedOn = learn.count
             row.blend = report.blend
+            row.pull = report.pull
             let mine = try DigitRecognizer(model: try profile.apply(to: model), threshold: threshold)
             mine.secondOpinion = base.secondOpinion   // the two read one after the other, never at once
             for d in test {

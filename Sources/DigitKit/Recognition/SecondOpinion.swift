@@ -192,6 +192,23 @@ public final class SecondOpinion {
         for c in first.indices { first[c] /= sum }
     }
 
+    /// Its own probabilities (at its temperature, over its classes) of 28×28 images (784 values
+    /// each), one row per image, and its mix; nil when a deferred file fails to load. For callers
+    /// that weigh many candidate answers against one opinion (`WriterAdaptation`).
+    public func probabilities(pixels: [Float], threads: Int) -> (rows: [Float], classes: Int, mix: Float)? {
+        guard let r = try? ready() else { return nil }
+        let network = r.running.network
+        let logits = BatchInference.logits(network, pixels: pixels, threads: threads)
+        let n = network.classCount
+        var out = [Float](repeating: 0, count: logits.count)
+        out.withUnsafeMutableBufferPointer { o in
+            logits.withUnsafeBufferPointer { l in
+                for i in 0..<(logits.count / n) { dk_softmax(l.baseAddress! + i * n, n, r.model.temperature, o.baseAddress! + i * n) }
+            }
+        }
+        return (out, n, r.mix)
+    }
+
     /// Revises the rows of a batch (`probabilities`: `classes` values a row, for the images of
     /// `pixels`, 784 values each) whose compact answer is unsure, scoring those images in one batch.
     /// Returns how many were consulted.

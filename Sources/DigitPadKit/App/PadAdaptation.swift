@@ -112,12 +112,14 @@ public enum PadAdaptation {
         }
         var options = options
         options.threshold = threshold
+        let opinion = try secondOpinion.map { try SecondOpinion(path: $0) }
         let (profile, report) = try WriterAdaptation(options: options).adapt(
-            model: base, examples: examples, threads: threads, record: ["adapt_source": "digitpad, the save folder \(folder)"])
+            model: base, examples: examples, opinion: opinion, threads: threads,
+            record: ["adapt_source": "digitpad, the save folder \(folder)"])
         let path = profilePath(saveDirectory: saveDirectory)
         try profile.write(to: path)
         let recognizer = try DigitRecognizer(model: try profile.apply(to: base, file: path), threshold: threshold)
-        recognizer.secondOpinion = try secondOpinion.map { try SecondOpinion(path: $0) }
+        recognizer.secondOpinion = opinion
         return Outcome(recognizer: recognizer, profilePath: path, report: report, drawings: Set(examples.map(\.group)).count,
                        digits: examples.count, skipped: skipped.count)
     }

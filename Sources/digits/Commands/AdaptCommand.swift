@@ -16,18 +16,21 @@ struct AdaptCommand: CLICommand {
 
     The digit network's last layer is refitted to the drawings (the layers before it frozen,
     pulled toward the base weights, synthetic non-digits held at the base's answer so letters
-    stay refused). How much of the refit to keep is chosen by cross-validation on the drawings
-    themselves (up to 5 folds): the lowest log loss among the choices that make no more top-1
-    errors, no more wrong answers and no fewer right answers than the weights as they are. When
-    none does, the profile keeps the weights as they are (blend 0).
+    stay refused), once with a strong and once with a weak pull. Which refit, and how much of
+    it to keep, is chosen by cross-validation on the drawings themselves (up to 5 folds, read as
+    recognize reads them: the second opinion asked where the network is unsure): the lowest log
+    loss among the choices that make fewer top-1 errors or more right answers, and no more
+    errors, no more wrong answers and no fewer right answers, than the weights as they are.
+    When none does, the profile keeps the weights as they are (blend 0).
 
     Prints the digits learned per digit, the cross-validated figures before and after, and the
-    blend. Use the profile with `digits recognize --profile`, `digits eval --profile` and
+    blend and pull kept. Use the profile with `digits recognize --profile`, `digits eval --profile` and
     `digitpad --profile`; it works only with the weights it was made from.
 
     Options:
       --out PROFILE      the profile to write (atomically; safetensors, under 1 MB)
       --weights FILE     the weights to adapt (default: $DIGITS_WEIGHTS, else the shipped weights)
+    \(secondOpinionHelp)
       --writers LIST     only these writers' drawings (UNIPEN writer numbers or "writer" fields)
       --seed N           random seed of the distortions (default 1)
       --threads N        worker threads (default: all cores)
@@ -38,6 +41,7 @@ struct AdaptCommand: CLICommand {
     static func run(_ args: inout Arguments) throws -> Int32 {
         guard let out = try args.option("--out") else { throw DigitError(.usage, "missing --out PROFILE (see --help)") }
         let weights = try args.option("--weights")
+        let opinionPath = try args.option("--second-opinion")
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         var options = WriterAdaptation.Options()
         options.seed = UInt64(try args.int("--seed", default: 1, range: 0...Int(Int32.max)))
@@ -47,6 +51,7 @@ struct AdaptCommand: CLICommand {
         let start = Date()
         let model = try loadModel(weights)
         let recognizer = try DigitRecognizer(model: model)
+        recognizer.secondOpinion = try SecondOpinion.load(choice: opinionPath, weights: weights, now: true)
         var records: [DrawingRecord] = []
         for file in files { records += try DrawingLoader.load(file).filter { keep($0.writer) } }
         let (examples, skipped) = WriterAdaptation.examples(from: records, recognizer: recognizer)
@@ -60,8 +65,8 @@ struct AdaptCommand: CLICommand {
         for s in skipped.prefix(10) { printError("digits adapt: skipped \(s)") }
         if skipped.count > 10 { printError("digits adapt: skipped \(skipped.count - 10) more") }
         let record = ["adapt_command": (["digits"] + CommandLine.arguments.dropFirst()).joined(separator: " ")]
-        let (profile, report) = try WriterAdaptation(options: options).adapt(model: model, examples: examples, threads: threads,
-                                                                              record: record)
+        let (profile, report) = try WriterAdaptation(options: options).adapt(model: model, examples: examples,
+                                                                              opinion: recognizer.secondOpinion, threads: threads, record: record)
         try profile.write(to: out)
         print("learned from \(Set(examples.map(\.group)).count) drawings, \(examples.count) digits"
               + (skipped.isEmpty ? "" : " (\(skipped.count) drawings skipped)"))
@@ -81,7 +86,7 @@ struct AdaptCommand: CLICommand {
         }
         print(report.blend == 0
               ? "adapting did not help on your drawings: the profile keeps the base weights (blend 0)"
-              : "blend \(report.blend): the profile keeps that share of the refit")
+              : "blend \(report.blend), pull \(report.pull): the profile keeps that share of the refit")
         print(String(format: "wrote %@ (%.1f s)", out, Date().timeIntervalSince(start)))
         return ExitCode.ok
     }

@@ -313,7 +313,7 @@ struct EvalCommand: CLICommand {
             }
             let writers: [JSONValue] = rows.map { r in
                 .object([JSONMember("writer", .number(Double(r.writer))), JSONMember("adapted_on", .number(Double(r.adaptedOn))), JSONMember("blend", .number(Double(r.blend))),
-                         JSONMember("base", f(r.base)), JSONMember("adapted", f(r.adapted)), JSONMember("non_digits", .number(Double(r.nonDigits))),
+                         JSONMember("pull", .number(Double(r.pull))), JSONMember("base", f(r.base)), JSONMember("adapted", f(r.adapted)), JSONMember("non_digits", .number(Double(r.nonDigits))),
                          JSONMember("refused_base", .number(Double(r.refusedBase))), JSONMember("refused_adapted", .number(Double(r.refusedAdapted))),
                          JSONMember("seconds", .number(r.seconds))])
             }
@@ -321,11 +321,11 @@ struct EvalCommand: CLICommand {
             return ExitCode.ok
         }
         print("K = \(k): each writer's first \(k) drawings of each digit adapted on, the rest read as single digits")
-        print("writer  adapted  tested   errors base → profile   answered % base → profile   right among answered % base → profile  blend   time")
+        print("writer  adapted  tested   errors base → profile   answered % base → profile   right among answered % base → profile  blend  pull   time")
         for r in rows {
-            print(String(format: "%6d  %7d  %6d   %6d → %-13d %8@ → %-15@ %8@ → %-27@ %5.2f  %4.1fs", r.writer, r.adaptedOn, r.base.count,
+            print(String(format: "%6d  %7d  %6d   %6d → %-13d %8@ → %-15@ %8@ → %-27@ %5.2f  %4.2f  %4.1fs", r.writer, r.adaptedOn, r.base.count,
                          r.base.errors, r.adapted.errors, pct(r.base.answered, r.base.count), pct(r.adapted.answered, r.adapted.count),
-                         pct(r.base.rightAnswered, r.base.answered), pct(r.adapted.rightAnswered, r.adapted.answered), r.blend, r.seconds))
+                         pct(r.base.rightAnswered, r.base.answered), pct(r.adapted.rightAnswered, r.adapted.answered), r.blend, r.pull, r.seconds))
         }
         print(String(format: "total   %7d  %6d   %6d → %-13d %8@ → %-15@ %8@ → %@", rows.reduce(0) { $0 + $1.adaptedOn }, base.count,
                      base.errors, adapted.errors, pct(base.answered, base.count), pct(adapted.answered, adapted.count),

@@ -620,8 +620,11 @@ public enum Benchmark {
     }
 
     /// `executable recognize input --weights weights --second-opinion opinion` (none for nil).
+    /// As a user runs it: with the default weights and second opinion, neither is named (a named
+    /// second opinion is read at start, the default one only when first asked).
     static func recognizeCommand(_ executable: String, _ input: String, weights: String, opinion: String?) -> [String] {
-        [executable, "recognize", input, "--weights", weights, "--second-opinion", opinion ?? "none"]
+        let defaults = weights == (try? DigitRecognizer.defaultWeightsPath()) && opinion == SecondOpinion.defaultPath()
+        return [executable, "recognize", input] + (defaults ? [] : ["--weights", weights, "--second-opinion", opinion ?? "none"])
     }
 
     /// A recognizer of `model` consulting the configuration's second opinion.

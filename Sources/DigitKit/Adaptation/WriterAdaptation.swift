@@ -19,10 +19,10 @@ public struct WriterAdaptation: Sendable {
         public var steps = 40
         public var learningRate: Float = 0.01
         /// The pulls toward the base weights tried, λ/2 · ‖W − W₀‖² per example: a refit is made
-        /// with each, and the writer's own cross-validation chooses (with the blend). A strong
-        /// pull keeps a writer whose first drawings are unlike their later ones safe; a weak one
-        /// learns a hand that differs more (docs/adapt.md).
-        public var pulls: [Float] = [0.05, 0.01]
+        /// with each, and the writer's own cross-validation chooses (with the blend). A weaker
+        /// pull (0.01 beside 0.05) learned more of held-out writers' hands but let letters through
+        /// (docs/adapt.md), so the default tries the strong one alone.
+        public var pulls: [Float] = [0.05]
         /// Synthetic non-digits (`NonDigitSamples`) whose probabilities are held at the base's.
         public var anchors = 300
         /// Folds of the writer's drawings for choosing the blend (fewer when there are fewer drawings).

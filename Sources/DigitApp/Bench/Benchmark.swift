@@ -619,8 +619,8 @@ public enum Benchmark {
         return (Statistics.median(times), Statistics.median(cpu))
     }
 
-    /// `executable recognize input --weights weights --second-opinion opinion` (none for nil).
-    /// As a user runs it: with the default weights and second opinion, neither is named (a named
+    /// `executable recognize input --weights weights --second-opinion opinion` (none for nil), as
+    /// a user runs it: with the default weights and second opinion, neither is named (a named
     /// second opinion is read at start, the default one only when first asked).
     static func recognizeCommand(_ executable: String, _ input: String, weights: String, opinion: String?) -> [String] {
         let defaults = weights == (try? DigitRecognizer.defaultWeightsPath()) && opinion == SecondOpinion.defaultPath()

@@ -172,7 +172,7 @@ public struct WriterAdaptation: Sendable {
         // log loss, unlike the counts, sees every drawing (a right answer made surer, a wrong
         // digit made likelier), so a few dozen drawings are enough to tell a refit that learned
         // the hand from one that learned its few drawings by heart.
-        // Pulls are tried strongest first: on a tie the stronger pull stays.
+        // On a tie of log loss the pull listed first (`Options.pulls`) stays.
         var best = 0
         if let base = perBlend.first {
             for k in perBlend.indices where k % max(1, nb) != 0 && perBlend[k].errors <= base.errors && perBlend[k].wrongAnswered <= base.wrongAnswered

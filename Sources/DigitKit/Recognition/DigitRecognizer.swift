@@ -102,7 +102,7 @@ public final class DigitRecognizer {
     /// The rasterizer uses the pen width and softness recorded in the file (`raster_pen_width`,
     /// `raster_softness`) when present.
     /// With the default weights (no `weightsPath`), the default second opinion is consulted too
-    /// (`SecondOpinion.defaultPath()`).
+    /// (`SecondOpinion.defaultPath()`), read when first asked (`SecondOpinion.deferred(path:)`).
     public convenience init(weightsPath: String? = nil, threshold: Float = 0.9) throws {
         try self.init(model: try ModelFile.load(path: weightsPath ?? Self.defaultWeightsPath()), threshold: threshold)
         secondOpinion = try SecondOpinion.load(choice: nil, weights: weightsPath)

@@ -7,7 +7,7 @@ import Foundation
 /// (never trained on).
 public struct LineRecipe: Sendable {
     public var name = "paper"
-    public var options = TrainingOptions(architecture: Architecture.line(), epochs: 40, batchSize: 32, learningRate: 0.002,
+    public var options = TrainingOptions(architecture: Architecture.line(), epochs: 50, batchSize: 32, learningRate: 0.002,
                                          weightDecay: 0.0001, warmupEpochs: 0.5, inputMean: 0.08, inputStd: 0.22)
     /// The training input's width (lines wider are squeezed to it).
     public var width = 160

@@ -134,7 +134,7 @@ public struct WriterAdaptation: Sendable {
             for i in 0..<options.anchors { anchorSource.render(i, augment: false, rng: &rng, into: p.baseAddress! + i * 784) }
         }
         let features = head.features(pixels, threads: threads)
-        let second = opinion?.probabilities(pixels: pixels, threads: threads)
+        let second = opinion?.probabilities(pixels: pixels, classes: head.outCount, threads: threads)
         let anchorFeatures = head.features(anchorPixels, threads: threads)
         let anchorTargets = head.probabilities(anchorFeatures, weight: head.weight, bias: head.bias, temperature: model.temperature)
 

@@ -192,21 +192,22 @@ public final class SecondOpinion {
         for c in first.indices { first[c] /= sum }
     }
 
-    /// Its own probabilities (at its temperature, over its classes) of 28×28 images (784 values
-    /// each), one row per image, and its mix; nil when a deferred file fails to load. For callers
-    /// that weigh many candidate answers against one opinion (`WriterAdaptation`).
-    public func probabilities(pixels: [Float], threads: Int) -> (rows: [Float], classes: Int, mix: Float)? {
+    /// Its probabilities (at its temperature, over its first `classes` classes, as `revise` mixes
+    /// them) of 28×28 images (784 values each), one row per image, with the row's length and its
+    /// mix; nil when a deferred file fails to load. For callers that weigh many candidate answers
+    /// against one opinion (`WriterAdaptation`).
+    public func probabilities(pixels: [Float], classes: Int, threads: Int) -> (rows: [Float], classes: Int, mix: Float)? {
         guard let r = try? ready() else { return nil }
         let network = r.running.network
         let logits = BatchInference.logits(network, pixels: pixels, threads: threads)
-        let n = network.classCount
-        var out = [Float](repeating: 0, count: logits.count)
+        let n = network.classCount, used = min(classes, n), count = logits.count / n
+        var out = [Float](repeating: 0, count: count * used)
         out.withUnsafeMutableBufferPointer { o in
             logits.withUnsafeBufferPointer { l in
-                for i in 0..<(logits.count / n) { dk_softmax(l.baseAddress! + i * n, n, r.model.temperature, o.baseAddress! + i * n) }
+                for i in 0..<count { dk_softmax(l.baseAddress! + i * n, used, r.model.temperature, o.baseAddress! + i * used) }
             }
         }
-        return (out, n, r.mix)
+        return (out, used, r.mix)
     }
 
     /// Revises the rows of a batch (`probabilities`: `classes` values a row, for the images of
@@ -218,18 +219,18 @@ public final class SecondOpinion {
         let unsure = (0..<rows).filter { i in
             probabilities.withUnsafeBufferPointer { Self.isUnsure(UnsafeBufferPointer(rebasing: $0[(i * classes)..<((i + 1) * classes)]), threshold: threshold) }
         }
-        guard !unsure.isEmpty, let r = try? ready() else { return 0 }
-        consultations += unsure.count
-        let network = r.running.network
+        guard !unsure.isEmpty else { return 0 }
         var images = [Float](repeating: 0, count: unsure.count * 784)
         for (k, i) in unsure.enumerated() { images.replaceSubrange((k * 784)..<((k + 1) * 784), with: pixels[(i * 784)..<((i + 1) * 784)]) }
-        let second = BatchInference.logits(network, pixels: images, threads: threads)
-        let n = network.classCount, used = min(classes, n)
-        var row = [Float](repeating: 0, count: used)
+        guard let second = self.probabilities(pixels: images, classes: classes, threads: threads) else { return 0 }
+        consultations += unsure.count
+        let used = second.classes
         for (k, i) in unsure.enumerated() {
-            second.withUnsafeBufferPointer { l in row.withUnsafeMutableBufferPointer { dk_softmax(l.baseAddress! + k * n, used, r.model.temperature, $0.baseAddress!) } }
             probabilities.withUnsafeMutableBufferPointer { p in
-                row.withUnsafeBufferPointer { Self.combine(UnsafeMutableBufferPointer(rebasing: p[(i * classes)..<((i + 1) * classes)]), with: $0, mix: r.mix) }
+                second.rows.withUnsafeBufferPointer {
+                    Self.combine(UnsafeMutableBufferPointer(rebasing: p[(i * classes)..<((i + 1) * classes)]),
+                                 with: UnsafeBufferPointer(rebasing: $0[(k * used)..<((k + 1) * used)]), mix: second.mix)
+                }
             }
         }
         return unsure.count

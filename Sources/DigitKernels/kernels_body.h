@@ -409,32 +409,115 @@ static void winograd_product(const float *a, const float *b, float *c, long rows
         for (long r = 0; r < rows; r++) product_16(a + r * inner, b + col, c + r * columns + col, inner, columns);
 }
 
-static void winograd_forward(dk_conv_geometry g, const float *input, const float *u, const float *bias,
-                             float *output, long out_row_stride, int relu, float *scratch) {
-    const long rows = (g.out_height + 1) / 2, columns = (g.out_width + 1) / 2;
+// MARK: - Winograd F(4x4, 3x3)
+//
+// The same scheme with 6x6 input tiles and 4x4 output tiles (Lavin & Gray 2015): 36 matrix
+// products per image instead of 16, but over a quarter of the tiles, so 2.25 multiplications an
+// output instead of 4. Tiles step by 4; at an edge that 4 does not divide, the last tile starts
+// earlier and overlaps the one before it.
+
+/// B^T d for one column (or row) of six inputs.
+INLINE void winograd4_in(const v16 *d, v16 *t) {
+    t[0] = 4 * d[0] - 5 * d[2] + d[4];
+    t[1] = d[3] + d[4] - 4 * (d[1] + d[2]);
+    t[2] = d[4] - d[3] + 4 * (d[1] - d[2]);
+    t[3] = d[4] - d[2] + 2 * (d[3] - d[1]);
+    t[4] = d[4] - d[2] + 2 * (d[1] - d[3]);
+    t[5] = 4 * d[1] - 5 * d[3] + d[5];
+}
+
+/// A^T m for one column (or row) of six products.
+INLINE void winograd4_out(const v16 *m, v16 *y) {
+    const v16 a = m[1] + m[2], b = m[1] - m[2], c = m[3] + m[4], d = m[3] - m[4];
+    y[0] = m[0] + a + c;
+    y[1] = b + 2 * d;
+    y[2] = a + 4 * c;
+    y[3] = b + 8 * d + m[5];
+}
+
+/// V = B^T d B for 16 channels of one 6x6 input tile; xi = 6i + j goes to dst + xi * plane. The
+/// rows' transforms go through `rows` in memory: 36 vectors do not fit in the registers.
+INLINE void winograd4_input_tile(const float *src, long row_stride, long pixel_stride, float *dst, long plane) {
+    float rows[36 * 16] __attribute__((aligned(64)));
+    UNROLL for (int i = 0; i < 6; i++) {
+        v16 d[6], t[6];
+        UNROLL for (int j = 0; j < 6; j++) d[j] = load(src + i * row_stride + j * pixel_stride);
+        winograd4_in(d, t);
+        UNROLL for (int j = 0; j < 6; j++) store(t[j], rows + (6 * i + j) * 16);
+    }
+    UNROLL for (int j = 0; j < 6; j++) {
+        v16 col[6], t[6];
+        UNROLL for (int i = 0; i < 6; i++) col[i] = load(rows + (6 * i + j) * 16);
+        winograd4_in(col, t);
+        UNROLL for (int i = 0; i < 6; i++) store(t[i], dst + (6 * i + j) * plane);
+    }
+}
+
+/// Y = A^T m A + bias (then ReLU) for 16 channels of one 4x4 output tile; m[xi] at src + xi * plane.
+INLINE void winograd4_output_tile(const float *src, long plane, const float *bias, float *dst, long row_stride,
+                                  long pixel_stride, int relu) {
+    float columns[24 * 16] __attribute__((aligned(64)));
+    UNROLL for (int j = 0; j < 6; j++) {
+        v16 m[6], y[4];
+        UNROLL for (int i = 0; i < 6; i++) m[i] = load(src + (6 * i + j) * plane);
+        winograd4_out(m, y);
+        UNROLL for (int i = 0; i < 4; i++) store(y[i], columns + (6 * i + j) * 16);
+    }
+    const v16 b = load(bias);
+    UNROLL for (int i = 0; i < 4; i++) {
+        v16 r[6], y[4];
+        UNROLL for (int j = 0; j < 6; j++) r[j] = load(columns + (6 * i + j) * 16);
+        winograd4_out(r, y);
+        UNROLL for (int j = 0; j < 4; j++) store(relu16(b + y[j], relu), dst + i * row_stride + j * pixel_stride);
+    }
+}
+
+/// Either Winograd convolution: output tiles of `t` pixels (2 or 4) from input tiles of t + 2,
+/// stepping by t (at an edge t does not divide, the last tile starts earlier and overlaps the
+/// one before it); (t + 2)^2 matrix products in between. The planes of transformed tiles are
+/// padded by 16 floats: planes a multiple of 4 KiB apart (F(4x4, 3x3) on 14x14 with 32 channels:
+/// 2 KiB) would make their stores and loads alias. Inlined into each kernel with t a constant.
+INLINE void winograd_tiles(dk_conv_geometry g, int t, const float *input, const float *u, const float *bias,
+                           float *output, long out_row_stride, int relu, float *scratch) {
+    const long rows = (g.out_height + t - 1) / t, columns = (g.out_width + t - 1) / t, positions = (t + 2) * (t + 2);
     const long count = rows * columns, cin = g.in_channels, cout = g.out_channels;
     const long row_stride = g.padded_width * cin;
-    float *v = scratch, *m = scratch + 16 * count * cin;
+    const long vplane = count * cin + 16, mplane = count * cout + 16;
+    float *v = scratch, *m = scratch + positions * vplane;
     for (long ty = 0; ty < rows; ty++) {
-        const long y0 = 2 * ty < g.out_height - 2 ? 2 * ty : g.out_height - 2;
+        const long y0 = t * ty < g.out_height - t ? t * ty : g.out_height - t;
         for (long tx = 0; tx < columns; tx++) {
-            const long x0 = 2 * tx < g.out_width - 2 ? 2 * tx : g.out_width - 2, tile = ty * columns + tx;
+            const long x0 = t * tx < g.out_width - t ? t * tx : g.out_width - t, tile = ty * columns + tx;
             const float *src = input + y0 * row_stride + x0 * cin;
-            for (long c = 0; c < cin; c += 16)
-                winograd_input_tile(src + c, row_stride, cin, v + tile * cin + c, count * cin);
+            for (long c = 0; c < cin; c += 16) {
+                if (t == 4) winograd4_input_tile(src + c, row_stride, cin, v + tile * cin + c, vplane);
+                else winograd_input_tile(src + c, row_stride, cin, v + tile * cin + c, vplane);
+            }
         }
     }
-    for (long xi = 0; xi < 16; xi++)
-        winograd_product(v + xi * count * cin, u + xi * cin * cout, m + xi * count * cout, count, cin, cout);
+    for (long xi = 0; xi < positions; xi++)
+        winograd_product(v + xi * vplane, u + xi * cin * cout, m + xi * mplane, count, cin, cout);
     for (long ty = 0; ty < rows; ty++) {
-        const long y0 = 2 * ty < g.out_height - 2 ? 2 * ty : g.out_height - 2;
+        const long y0 = t * ty < g.out_height - t ? t * ty : g.out_height - t;
         for (long tx = 0; tx < columns; tx++) {
-            const long x0 = 2 * tx < g.out_width - 2 ? 2 * tx : g.out_width - 2, tile = ty * columns + tx;
+            const long x0 = t * tx < g.out_width - t ? t * tx : g.out_width - t, tile = ty * columns + tx;
             float *dst = output + y0 * out_row_stride + x0 * cout;
-            for (long c = 0; c < cout; c += 16)
-                winograd_output_tile(m + tile * cout + c, count * cout, bias + c, dst + c, out_row_stride, cout, relu);
+            for (long c = 0; c < cout; c += 16) {
+                if (t == 4) winograd4_output_tile(m + tile * cout + c, mplane, bias + c, dst + c, out_row_stride, cout, relu);
+                else winograd_output_tile(m + tile * cout + c, mplane, bias + c, dst + c, out_row_stride, cout, relu);
+            }
         }
     }
+}
+
+static void winograd_forward(dk_conv_geometry g, const float *input, const float *u, const float *bias,
+                             float *output, long out_row_stride, int relu, float *scratch) {
+    winograd_tiles(g, 2, input, u, bias, output, out_row_stride, relu, scratch);
+}
+
+static void winograd4_forward(dk_conv_geometry g, const float *input, const float *u, const float *bias,
+                              float *output, long out_row_stride, int relu, float *scratch) {
+    winograd_tiles(g, 4, input, u, bias, output, out_row_stride, relu, scratch);
 }
 
 // MARK: - Pooling
@@ -628,6 +711,7 @@ const dk_kernels DK_TABLE = {
     .conv_forward = conv_forward,
     .conv_weight_grad = conv_weight_grad,
     .winograd_forward = winograd_forward,
+    .winograd4_forward = winograd4_forward,
     .max_pool_2x2 = max_pool_2x2,
     .linear_forward = linear_forward,
     .linear_forward_rows = linear_forward_rows,

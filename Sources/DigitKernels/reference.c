@@ -235,7 +235,13 @@ int dk_winograd_supports(dk_conv_geometry g) {
 
 long dk_winograd_scratch_floats(dk_conv_geometry g) {
     const long rows = (g.out_height + 1) / 2, columns = (g.out_width + 1) / 2;
-    return 16 * rows * columns * (g.in_channels + g.out_channels);
+    return 16 * (rows * columns * (g.in_channels + g.out_channels) + 32);
+}
+
+/// The 3x3 kernel of input channel ci and output channel co from weights packed (3, 3, Cin, Cout).
+static void winograd_kernel(const float *packed, long cin, long cout, long ci, long co, double w[3][3]) {
+    for (int ky = 0; ky < 3; ky++)
+        for (int kx = 0; kx < 3; kx++) w[ky][kx] = packed[((ky * 3 + kx) * cin + ci) * cout + co];
 }
 
 void dk_winograd_transform_weights(const float *packed, long cin, long cout, float *u) {
@@ -243,8 +249,7 @@ void dk_winograd_transform_weights(const float *packed, long cin, long cout, flo
     for (long ci = 0; ci < cin; ci++)
         for (long co = 0; co < cout; co++) {
             double w[3][3];
-            for (int ky = 0; ky < 3; ky++)
-                for (int kx = 0; kx < 3; kx++) w[ky][kx] = packed[((ky * 3 + kx) * cin + ci) * cout + co];
+            winograd_kernel(packed, cin, cout, ci, co, w);
             // Rows of G g (3 values each), then each row times G^T (4 values).
             double gg[4][3];
             for (int kx = 0; kx < 3; kx++) {
@@ -260,6 +265,52 @@ void dk_winograd_transform_weights(const float *packed, long cin, long cout, flo
                 base[plane] = (float)((r0 + r1 + r2) / 2);
                 base[2 * plane] = (float)((r0 - r1 + r2) / 2);
                 base[3 * plane] = (float)r2;
+            }
+        }
+}
+
+int dk_winograd4_supports(dk_conv_geometry g) {
+    return g.kernel == 3 && g.in_channels % 16 == 0 && g.out_channels % 16 == 0 && g.out_height >= 4 &&
+           g.out_width >= 4;
+}
+
+int dk_winograd4_preferred(dk_conv_geometry g) {
+    if (!dk_winograd4_supports(g)) return 0;
+    const long f4 = 36 * ((g.out_height + 3) / 4) * ((g.out_width + 3) / 4);
+    const long f2 = 16 * ((g.out_height + 1) / 2) * ((g.out_width + 1) / 2);
+    return f4 < f2;
+}
+
+long dk_winograd4_scratch_floats(dk_conv_geometry g) {
+    const long rows = (g.out_height + 3) / 4, columns = (g.out_width + 3) / 4;
+    return 36 * (rows * columns * (g.in_channels + g.out_channels) + 32);
+}
+
+/// G (6x3) of F(4x4, 3x3) (Lavin & Gray 2015, interpolation points 0, 1, -1, 1/2, -1/2 and infinity)
+/// applied to (g0, g1, g2).
+static void winograd4_g(double g0, double g1, double g2, double *out) {
+    out[0] = g0 / 4;
+    out[1] = -(g0 + g1 + g2) / 6;
+    out[2] = -(g0 - g1 + g2) / 6;
+    out[3] = g0 / 24 + g1 / 12 + g2 / 6;
+    out[4] = g0 / 24 - g1 / 12 + g2 / 6;
+    out[5] = g2;
+}
+
+void dk_winograd4_transform_weights(const float *packed, long cin, long cout, float *u) {
+    const long plane = cin * cout;
+    for (long ci = 0; ci < cin; ci++)
+        for (long co = 0; co < cout; co++) {
+            double w[3][3];
+            winograd_kernel(packed, cin, cout, ci, co, w);
+            // G g: each kernel column to 6 values; then each of the 6 rows times G^T.
+            double gg[3][6];
+            for (int kx = 0; kx < 3; kx++) winograd4_g(w[0][kx], w[1][kx], w[2][kx], gg[kx]);
+            for (int r = 0; r < 6; r++) {
+                double row[6];
+                winograd4_g(gg[0][r], gg[1][r], gg[2][r], row);
+                float *base = u + (6 * r * cin + ci) * cout + co;
+                for (int c = 0; c < 6; c++) base[c * plane] = (float)row[c];
             }
         }
 }

@@ -121,59 +121,97 @@ final class FastKernelTests: XCTestCase {
 
     /// Winograd F(2×2, 3×3) against the direct reference: the shipped layers' shapes, odd sides
     /// (overlapping last tiles), outputs of 2 pixels, every product block (3 × 64, 7 × 32, single
-    /// rows, 16-column leftovers), ReLU on and off, and a row stride whose gaps stay untouched.
+    /// rows, 16-column leftovers), ReLU on and off, and a row stride whose gaps stay untouched;
+    /// shapes it leaves to the direct kernels.
     func testWinograd_MatchesTheDirectReferenceOnEveryShape() {
-        var rng = SplitMix64(seed: 17)
-        let cases: [(cin: Int, cout: Int, h: Int, w: Int)] = [
+        checkWinograd(tile: 2, seed: 17, tolerance: 2e-5, cases: [
             (16, 32, 14, 14), (32, 32, 14, 14), (32, 128, 5, 5), (16, 16, 3, 5), (32, 64, 2, 2),
             (16, 48, 7, 9), (48, 80, 4, 3), (16, 32, 2, 13), (16, 64, 6, 2),
-        ]
+        ], refused: [(1, 3, 16, 4, 4), (16, 5, 32, 4, 4), (16, 3, 10, 4, 4), (16, 3, 32, 1, 4), (16, 3, 32, 4, 1)])
+    }
+
+    /// Winograd F(4×4, 3×3) the same way: the shipped 14×14 layers, 7×7 and sides 4 does not
+    /// divide (overlapping last tiles), outputs of exactly 4, 64- and 16-column blocks. Its
+    /// transforms have larger constants (1/24 … 8), so it is held to 1e-4 of the reference.
+    func testWinograd4_MatchesTheDirectReferenceOnEveryShape() {
+        checkWinograd(tile: 4, seed: 18, tolerance: 1e-4, cases: [
+            (16, 32, 14, 14), (32, 32, 14, 14), (32, 32, 7, 7), (16, 16, 4, 4), (16, 48, 7, 9),
+            (48, 80, 4, 6), (16, 32, 4, 13), (32, 64, 9, 4), (32, 128, 8, 8),
+        ], refused: [(1, 3, 16, 4, 4), (16, 5, 32, 4, 4), (16, 3, 10, 4, 4), (16, 3, 32, 3, 8), (16, 3, 32, 8, 3)])
+    }
+
+    /// F(4×4, 3×3) is preferred where it does fewer multiplications than F(2×2, 3×3), tiles that
+    /// overlap at an odd edge counted: the shipped 14×14 layers and 7×7, not 5×5 or 6×6 (as many).
+    func testWinograd4_IsPreferredWhereItMultipliesLess() {
+        let sides: [(h: Int, w: Int, preferred: Bool)] = [(14, 14, true), (7, 7, true), (4, 4, true), (8, 8, true),
+                                                           (5, 5, false), (6, 6, false), (3, 3, false), (14, 2, false)]
+        for s in sides {
+            let g = ConvGeometry(paddedWidth: s.w + 2, inChannels: 32, kernel: 3, outChannels: 32, outHeight: s.h, outWidth: s.w)
+            XCTAssertEqual(Winograd.fourPreferred(g), s.preferred, "\(s.h)×\(s.w)")
+        }
+    }
+
+    /// Each of `cases` against the direct reference; each of `refused` (Cin, kernel, Cout, height,
+    /// width) left to the direct kernels.
+    private func checkWinograd(tile: Int, seed: UInt64, tolerance: Float, cases: [(cin: Int, cout: Int, h: Int, w: Int)],
+                               refused: [(Int, Int, Int, Int, Int)], file: StaticString = #filePath, line: UInt = #line) {
+        for (cin, k, cout, h, w) in refused {
+            XCTAssertFalse(Winograd.supports(ConvGeometry(paddedWidth: w + k - 1, inChannels: cin, kernel: k, outChannels: cout,
+                                                          outHeight: h, outWidth: w), tile: tile),
+                           "F\(tile): \(cin) \(k) \(cout) \(h)×\(w)", file: file, line: line)
+        }
+        var rng = SplitMix64(seed: seed)
         for c in cases {
             let g = ConvGeometry(paddedWidth: c.w + 2, inChannels: c.cin, kernel: 3, outChannels: c.cout,
                                  outHeight: c.h, outWidth: c.w)
-            XCTAssertTrue(Winograd.supports(g))
+            XCTAssertTrue(Winograd.supports(g, tile: tile), file: file, line: line)
             let input = random((c.h + 2) * g.paddedWidth * c.cin, &rng)
             let weights = random(9 * c.cin * c.cout, &rng, scale: 0.5)
             let bias = random(c.cout, &rng)
-            let u = Winograd.transformWeights(weights, inChannels: c.cin, outChannels: c.cout)
+            let u = Winograd.transformWeights(weights, inChannels: c.cin, outChannels: c.cout, tile: tile)
             for relu in [false, true] {
                 var expected = [Float](repeating: .nan, count: c.h * c.w * c.cout)
                 convForwardReference(g, input: input, weights: weights, bias: bias, output: &expected, relu: relu)
                 let rowStride = (c.w + 1) * c.cout
                 for variant in Self.variants {
                     var actual = [Float](repeating: 1234, count: c.h * rowStride)
-                    Kernel.winogradForward(g, input: input, weights: u, bias: bias, output: &actual, outputRowStride: rowStride,
-                                           relu: relu, variant: variant)
+                    Kernel.winogradForward(g, tile: tile, input: input, weights: u, bias: bias, output: &actual,
+                                           outputRowStride: rowStride, relu: relu, variant: variant)
                     let rows = (0..<c.h).flatMap { y in actual[(y * rowStride)..<(y * rowStride + c.w * c.cout)] }
-                    assertClose(rows, expected, tolerance: 2e-5, "\(variant): cin \(c.cin) cout \(c.cout) \(c.h)×\(c.w) relu \(relu)")
+                    assertClose(rows, expected, tolerance: tolerance,
+                                "F\(tile) \(variant): cin \(c.cin) cout \(c.cout) \(c.h)×\(c.w) relu \(relu)", file: file, line: line)
                     XCTAssertTrue((0..<c.h).allSatisfy { y in actual[(y * rowStride + c.w * c.cout)..<((y + 1) * rowStride)].allSatisfy { $0 == 1234 } },
-                                  "\(variant): gaps, cin \(c.cin) cout \(c.cout)")
+                                  "F\(tile) \(variant): gaps, cin \(c.cin) cout \(c.cout)", file: file, line: line)
                 }
             }
         }
-        // Shapes Winograd leaves to the direct kernels.
-        for (cin, k, cout, h, w) in [(1, 3, 16, 4, 4), (16, 5, 32, 4, 4), (16, 3, 10, 4, 4), (16, 3, 32, 1, 4), (16, 3, 32, 4, 1)] {
-            XCTAssertFalse(Winograd.supports(ConvGeometry(paddedWidth: w + k - 1, inChannels: cin, kernel: k, outChannels: cout,
-                                                          outHeight: h, outWidth: w)), "\(cin) \(k) \(cout) \(h)×\(w)")
-        }
     }
 
-    /// The network gives the same logits, up to rounding, with and without the Winograd kernel.
+    /// The network gives the same logits, up to rounding, with and without the Winograd kernels,
+    /// and with F(2×2, 3×3) alone where F(4×4, 3×3) would run (the standard network's 14×14 layers).
     func testInferenceNetwork_WinogradAndDirectConvolutionsAgree() throws {
         let (layers, tensors) = standardNetwork(seed: 23)
         let fast = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0.13, inputStd: 0.31)
+        ConvInference.winograd4Allowed = false
+        let small = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0.13, inputStd: 0.31)
+        ConvInference.winograd4Allowed = true
         ConvInference.winogradAllowed = false
         defer { ConvInference.winogradAllowed = true }
         let direct = try InferenceNetwork(layers: layers, tensors: tensors, inputMean: 0.13, inputStd: 0.31)
         var rng = SplitMix64(seed: 4)
         for _ in 0..<3 {
             let pixels = (0..<784).map { _ in max(0, rng.uniform(-0.5, 1)) }
-            var a = [Float](repeating: .nan, count: 10), b = a
+            var a = [Float](repeating: .nan, count: 10), b = a, c = a
             fast.logits(pixels: pixels, workspace: fast.makeWorkspace(), into: &a)
             direct.logits(pixels: pixels, workspace: direct.makeWorkspace(), into: &b)
+            small.logits(pixels: pixels, workspace: small.makeWorkspace(), into: &c)
             let scale = b.map { abs($0) }.max() ?? 1
-            for o in 0..<10 { XCTAssertEqual(a[o], b[o], accuracy: 1e-5 * max(scale, 1), "logit \(o)") }
+            for o in 0..<10 {
+                XCTAssertEqual(a[o], b[o], accuracy: 1e-5 * max(scale, 1), "logit \(o)")
+                XCTAssertEqual(c[o], b[o], accuracy: 1e-5 * max(scale, 1), "logit \(o), F(2×2, 3×3) alone")
+            }
             XCTAssertNotEqual(a.map(\.bitPattern), b.map(\.bitPattern), "the two paths are expected to round differently")
+            XCTAssertNotEqual(a.map(\.bitPattern), c.map(\.bitPattern), "F(4×4, 3×3) is expected to run and round differently")
         }
     }
 

@@ -33,11 +33,17 @@ enum Kernel {
         variant.table.conv_weight_grad(g, input, dOutput, dWeights, dBias)
     }
 
-    static func winogradForward(_ g: ConvGeometry, input: [Float], weights u: [Float], bias: [Float], output: UnsafeMutablePointer<Float>,
-                                outputRowStride: Int? = nil, relu: Bool, variant: KernelVariant = .active) {
-        var scratch = [Float](repeating: .nan, count: dk_winograd_scratch_floats(g))
-        variant.table.winograd_forward(g, input, u, bias, output, outputRowStride ?? g.out_width * g.out_channels, relu ? 1 : 0,
-                                       &scratch)
+    /// Winograd F(2×2, 3×3) (`tile` 2) or F(4×4, 3×3) (`tile` 4).
+    static func winogradForward(_ g: ConvGeometry, tile: Int = 2, input: [Float], weights u: [Float], bias: [Float],
+                                output: UnsafeMutablePointer<Float>, outputRowStride: Int? = nil, relu: Bool,
+                                variant: KernelVariant = .active) {
+        var scratch = [Float](repeating: .nan, count: Winograd.scratchFloats(g, tile: tile))
+        let stride = outputRowStride ?? g.out_width * g.out_channels
+        if tile == 4 {
+            variant.table.winograd4_forward(g, input, u, bias, output, stride, relu ? 1 : 0, &scratch)
+        } else {
+            variant.table.winograd_forward(g, input, u, bias, output, stride, relu ? 1 : 0, &scratch)
+        }
     }
 
     static func maxPool2x2(_ input: [Float], height: Int, width: Int, channels: Int, output: UnsafeMutablePointer<Float>,
@@ -61,12 +67,22 @@ enum Kernel {
     }
 }
 
+/// The two Winograd kernels' helpers: `tile` 2 for F(2×2, 3×3), 4 for F(4×4, 3×3).
 enum Winograd {
-    static func supports(_ g: ConvGeometry) -> Bool { dk_winograd_supports(g) != 0 }
-    static func scratchFloats(_ g: ConvGeometry) -> Int { dk_winograd_scratch_floats(g) }
-    static func transformWeights(_ packed: [Float], inChannels: Int, outChannels: Int) -> [Float] {
-        var u = [Float](repeating: 0, count: 16 * inChannels * outChannels)
-        dk_winograd_transform_weights(packed, inChannels, outChannels, &u)
+    static func supports(_ g: ConvGeometry, tile: Int = 2) -> Bool {
+        (tile == 4 ? dk_winograd4_supports(g) : dk_winograd_supports(g)) != 0
+    }
+    static func fourPreferred(_ g: ConvGeometry) -> Bool { dk_winograd4_preferred(g) != 0 }
+    static func scratchFloats(_ g: ConvGeometry, tile: Int = 2) -> Int {
+        tile == 4 ? dk_winograd4_scratch_floats(g) : dk_winograd_scratch_floats(g)
+    }
+    static func transformWeights(_ packed: [Float], inChannels: Int, outChannels: Int, tile: Int = 2) -> [Float] {
+        var u = [Float](repeating: 0, count: (tile == 4 ? 36 : 16) * inChannels * outChannels)
+        if tile == 4 {
+            dk_winograd4_transform_weights(packed, inChannels, outChannels, &u)
+        } else {
+            dk_winograd_transform_weights(packed, inChannels, outChannels, &u)
+        }
         return u
     }
 }

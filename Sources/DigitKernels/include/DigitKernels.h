@@ -54,6 +54,12 @@ typedef struct dk_kernels {
     /// dk_winograd_scratch_floats(g) floats. Requires dk_winograd_supports(g).
     void (*winograd_forward)(dk_conv_geometry g, const float *input, const float *u, const float *bias,
                              float *output, long out_row_stride, int relu, float *scratch);
+    /// Winograd F(4x4, 3x3): the same convolution from 6x6 input tiles, 36 multiplications per
+    /// channel pair for 16 outputs (F(2x2, 3x3): 16 for 4); weights from
+    /// dk_winograd4_transform_weights, scratch of dk_winograd4_scratch_floats(g) floats.
+    /// Requires dk_winograd4_supports(g).
+    void (*winograd4_forward)(dk_conv_geometry g, const float *input, const float *u, const float *bias,
+                              float *output, long out_row_stride, int relu, float *scratch);
     /// 2x2 max pooling, stride 2 (floor mode); output row y at output + y * out_row_stride.
     void (*max_pool_2x2)(const float *input, long height, long width, long channels,
                          float *output, long out_row_stride);
@@ -143,6 +149,17 @@ long dk_winograd_scratch_floats(dk_conv_geometry g);
 /// U = G g G^T of weights packed (3, 3, Cin, Cout), as 16 matrices (Cin, Cout) into `u`
 /// (16 * Cin * Cout floats): entry (xi * Cin + ci) * Cout + co. Double precision, rounded once.
 void dk_winograd_transform_weights(const float *packed, long in_channels, long out_channels, float *u);
+/// Whether winograd4_forward handles this convolution: 3x3 kernel, channel counts multiples of
+/// 16, output at least 4x4.
+int dk_winograd4_supports(dk_conv_geometry g);
+/// Whether F(4x4, 3x3) does fewer multiplications than F(2x2, 3x3) on this output (tiles that
+/// overlap at an odd edge counted): 14x14 and 7x7 yes, 5x5 and 6x6 no (as many).
+int dk_winograd4_preferred(dk_conv_geometry g);
+/// Scratch floats winograd4_forward needs.
+long dk_winograd4_scratch_floats(dk_conv_geometry g);
+/// U = G g G^T of F(4x4, 3x3), as 36 matrices (Cin, Cout) into `u` (36 * Cin * Cout floats):
+/// entry (xi * Cin + ci) * Cout + co. Double precision, rounded once.
+void dk_winograd4_transform_weights(const float *packed, long in_channels, long out_channels, float *u);
 
 #ifdef __cplusplus
 }

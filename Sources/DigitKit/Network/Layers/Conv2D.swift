@@ -96,7 +96,9 @@ public struct Conv2D: Layer {
 
 /// The convolution at inference: a following batch norm folded into the weights and bias, ReLU
 /// fused, weights packed for the kernels, and stride-1 3×3 layers with channel counts that are
-/// multiples of 16 computed with Winograd's F(2×2, 3×3) (2.25× fewer multiply-adds).
+/// multiples of 16 computed with Winograd's F(2×2, 3×3) (2.25× fewer multiply-adds), or
+/// F(4×4, 3×3) (4× fewer) where that does fewer on the layer's output (`dk_winograd4_preferred`:
+/// 14×14 and 7×7, not 5×5).
 final class ConvInference: InferenceOp {
     let layer: Conv2D
     let geometry: dk_conv_geometry
@@ -123,7 +125,13 @@ final class ConvInference: InferenceOp {
     override var inputPadding: Int { layer.padding }
     override var writesRows: Bool { layer.stride == 1 }
     override var workingOutputFloats: Int { geometry.out_height * geometry.out_width * geometry.out_channels }
-    override var scratchFloats: Int { usesWinograd ? dk_winograd_scratch_floats(geometry) : 0 }
+    override var scratchFloats: Int {
+        switch winogradTile {
+        case 4: return dk_winograd4_scratch_floats(geometry)
+        case 2: return dk_winograd_scratch_floats(geometry)
+        default: return 0
+        }
+    }
     override var multiplyAdds: Int { output.count * layer.kernel * layer.kernel * input.channels }
     override var parameterCount: Int { weights.count + (layer.bias == nil ? 0 : layer.outChannels) }
     override var name: String {
@@ -134,7 +142,15 @@ final class ConvInference: InferenceOp {
             + (foldedNorm ? " + batchnorm" : "") + (relu ? " + relu" : "")
     }
 
-    private var usesWinograd: Bool { Self.winogradAllowed && layer.stride == 1 && dk_winograd_supports(geometry) != 0 }
+    /// The output tile of the Winograd kernel this layer runs: 4 (F(4×4, 3×3)), 2 (F(2×2, 3×3)) or
+    /// 0 (direct); chosen once, when the network is built.
+    private lazy var winogradTile: Int = {
+        guard Self.winogradAllowed, layer.stride == 1 else { return 0 }
+        if Self.winograd4Allowed, dk_winograd4_preferred(geometry) != 0 { return 4 }
+        return dk_winograd_supports(geometry) != 0 ? 2 : 0
+    }()
+    /// Whether F(4×4, 3×3) may be chosen (tests turn it off to compare the two).
+    static var winograd4Allowed = true
 
     override func fold(_ norm: ChannelNorm) -> Bool {
         guard packed == nil, !relu, !foldedNorm else { return false }
@@ -155,10 +171,16 @@ final class ConvInference: InferenceOp {
         let cout = layer.outChannels, cin = input.channels, k = layer.kernel
         let p = FloatBuffer(count: weights.count)
         Conv2D.pack(weights, cout: cout, cin: cin, k: k, into: p.pointer)
-        if usesWinograd {
+        switch winogradTile {
+        case 4:
+            let u = FloatBuffer(count: 36 * cin * cout)
+            dk_winograd4_transform_weights(p.pointer, cin, cout, u.pointer)
+            winograd = u
+        case 2:
             let u = FloatBuffer(count: 16 * cin * cout)
             dk_winograd_transform_weights(p.pointer, cin, cout, u.pointer)
             winograd = u
+        default: break
         }
         packed = p
         biasBuffer = FloatBuffer(bias)
@@ -174,7 +196,11 @@ final class ConvInference: InferenceOp {
         let fullStride = g.out_width * g.out_channels
         let rowStride = layer.stride == 1 ? outputRowStride : fullStride
         if let u = winograd {
-            k.winograd_forward(g, input, u.pointer, biasBuffer.pointer, output, rowStride, relu ? 1 : 0, scratch)
+            if winogradTile == 4 {
+                k.winograd4_forward(g, input, u.pointer, biasBuffer.pointer, output, rowStride, relu ? 1 : 0, scratch)
+            } else {
+                k.winograd_forward(g, input, u.pointer, biasBuffer.pointer, output, rowStride, relu ? 1 : 0, scratch)
+            }
         } else {
             k.conv_forward(g, input, packed.pointer, biasBuffer.pointer, output, rowStride, relu ? 1 : 0)
         }

@@ -472,6 +472,8 @@ INLINE void winograd4_output_tile(const float *src, long plane, const float *bia
     }
 }
 
+// MARK: - Both Winograd convolutions
+
 /// Either Winograd convolution: output tiles of `t` pixels (2 or 4) from input tiles of t + 2,
 /// stepping by t (at an edge t does not divide, the last tile starts earlier and overlaps the
 /// one before it); (t + 2)^2 matrix products in between. The planes of transformed tiles are

@@ -238,35 +238,38 @@ long dk_winograd_scratch_floats(dk_conv_geometry g) {
     return 16 * (rows * columns * (g.in_channels + g.out_channels) + 32);
 }
 
-/// The 3x3 kernel of input channel ci and output channel co from weights packed (3, 3, Cin, Cout).
-static void winograd_kernel(const float *packed, long cin, long cout, long ci, long co, double w[3][3]) {
-    for (int ky = 0; ky < 3; ky++)
-        for (int kx = 0; kx < 3; kx++) w[ky][kx] = packed[((ky * 3 + kx) * cin + ci) * cout + co];
+/// G (4x3) of F(2x2, 3x3) applied to (g0, g1, g2).
+static void winograd2_g(double g0, double g1, double g2, double *out) {
+    out[0] = g0;
+    out[1] = (g0 + g1 + g2) / 2;
+    out[2] = (g0 - g1 + g2) / 2;
+    out[3] = g2;
 }
 
-void dk_winograd_transform_weights(const float *packed, long cin, long cout, float *u) {
+/// U = G g G^T for every channel pair, with `apply_g` giving G's n values for one kernel column
+/// (or row): entry ((n * r + c) * Cin + ci) * Cout + co. In double precision, rounded once.
+static void winograd_weights(const float *packed, long cin, long cout, float *u, int n,
+                             void (*apply_g)(double, double, double, double *)) {
     const long plane = cin * cout;
     for (long ci = 0; ci < cin; ci++)
         for (long co = 0; co < cout; co++) {
             double w[3][3];
-            winograd_kernel(packed, cin, cout, ci, co, w);
-            // Rows of G g (3 values each), then each row times G^T (4 values).
-            double gg[4][3];
-            for (int kx = 0; kx < 3; kx++) {
-                gg[0][kx] = w[0][kx];
-                gg[1][kx] = (w[0][kx] + w[1][kx] + w[2][kx]) / 2;
-                gg[2][kx] = (w[0][kx] - w[1][kx] + w[2][kx]) / 2;
-                gg[3][kx] = w[2][kx];
-            }
-            for (int i = 0; i < 4; i++) {
-                float *base = u + (4 * i * cin + ci) * cout + co;
-                const double r0 = gg[i][0], r1 = gg[i][1], r2 = gg[i][2];
-                base[0] = (float)r0;
-                base[plane] = (float)((r0 + r1 + r2) / 2);
-                base[2 * plane] = (float)((r0 - r1 + r2) / 2);
-                base[3 * plane] = (float)r2;
+            for (int ky = 0; ky < 3; ky++)
+                for (int kx = 0; kx < 3; kx++) w[ky][kx] = packed[((ky * 3 + kx) * cin + ci) * cout + co];
+            // G g: each kernel column to n values; then each of the n rows times G^T.
+            double gg[3][6];
+            for (int kx = 0; kx < 3; kx++) apply_g(w[0][kx], w[1][kx], w[2][kx], gg[kx]);
+            for (int r = 0; r < n; r++) {
+                double row[6];
+                apply_g(gg[0][r], gg[1][r], gg[2][r], row);
+                float *base = u + (n * r * cin + ci) * cout + co;
+                for (int c = 0; c < n; c++) base[c * plane] = (float)row[c];
             }
         }
+}
+
+void dk_winograd_transform_weights(const float *packed, long cin, long cout, float *u) {
+    winograd_weights(packed, cin, cout, u, 4, winograd2_g);
 }
 
 int dk_winograd4_supports(dk_conv_geometry g) {
@@ -286,7 +289,7 @@ long dk_winograd4_scratch_floats(dk_conv_geometry g) {
     return 36 * (rows * columns * (g.in_channels + g.out_channels) + 32);
 }
 
-/// G (6x3) of F(4x4, 3x3) (Lavin & Gray 2015, interpolation points 0, 1, -1, 1/2, -1/2 and infinity)
+/// G (6x3) of F(4x4, 3x3) (Lavin & Gray 2015, interpolation points 0, ±1, ±2 and infinity)
 /// applied to (g0, g1, g2).
 static void winograd4_g(double g0, double g1, double g2, double *out) {
     out[0] = g0 / 4;
@@ -298,19 +301,5 @@ static void winograd4_g(double g0, double g1, double g2, double *out) {
 }
 
 void dk_winograd4_transform_weights(const float *packed, long cin, long cout, float *u) {
-    const long plane = cin * cout;
-    for (long ci = 0; ci < cin; ci++)
-        for (long co = 0; co < cout; co++) {
-            double w[3][3];
-            winograd_kernel(packed, cin, cout, ci, co, w);
-            // G g: each kernel column to 6 values; then each of the 6 rows times G^T.
-            double gg[3][6];
-            for (int kx = 0; kx < 3; kx++) winograd4_g(w[0][kx], w[1][kx], w[2][kx], gg[kx]);
-            for (int r = 0; r < 6; r++) {
-                double row[6];
-                winograd4_g(gg[0][r], gg[1][r], gg[2][r], row);
-                float *base = u + (6 * r * cin + ci) * cout + co;
-                for (int c = 0; c < 6; c++) base[c * plane] = (float)row[c];
-            }
-        }
+    winograd_weights(packed, cin, cout, u, 6, winograd4_g);
 }

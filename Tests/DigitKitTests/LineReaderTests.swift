@@ -85,6 +85,38 @@ final class LineReaderTests: XCTestCase {
         XCTAssertEqual(gap, 0)   // every blank column lies beside a symbol
     }
 
+    /// A decoded symbol of class `k` with probability `p` on it and the rest on the blank.
+    private func symbol(_ k: Int, _ p: Float) -> LineSymbol {
+        var probabilities = [Float](repeating: 0, count: LineSymbols.classes.count)
+        probabilities[k] = p
+        probabilities[LineSymbols.blank] = 1 - p
+        return LineSymbol(symbol: k, first: 0, last: 0, probability: p, probabilities: probabilities)
+    }
+
+    func testLooks_AgreeingLooksAverageEachDigitAndAMarkInOneLookAloneDoesNotDisagree() {
+        let seven = 1 + 7, one = 1 + 1
+        let first = [symbol(one, 0.99), symbol(seven, 0.84)]
+        let further = [[symbol(one, 0.97), symbol(seven, 0.99)],
+                       [symbol(one, 0.95), symbol(LineSymbols.mark, 0.9), symbol(seven, 0.96)]]
+        let combined = LineDecoding.combined(first, further: further)
+        XCTAssertEqual(combined.map(\.symbol), [one, seven])
+        XCTAssertEqual(combined[0].probabilities[one], (0.99 + 0.97 + 0.95) / 3, accuracy: 1e-6)
+        XCTAssertEqual(combined[1].probabilities[seven], (0.84 + 0.99 + 0.96) / 3, accuracy: 1e-6)
+        XCTAssertEqual(combined[1].probabilities[LineSymbols.blank], (0.16 + 0.01 + 0.04) / 3, accuracy: 1e-6)
+    }
+
+    func testLooks_ALookThatSpellsOtherwiseHalvesEveryDigit() {
+        let seven = 1 + 7, one = 1 + 1
+        let first = [symbol(one, 0.99), symbol(seven, 0.98)]
+        for further in [[[symbol(one, 0.99), symbol(seven, 0.99)], [symbol(one, 0.99), symbol(one, 0.99)]],   // another digit
+                        [[symbol(one, 0.99), symbol(seven, 0.99)], [symbol(seven, 0.99)]],                    // one missed
+                        [[symbol(one, 0.99), symbol(LineSymbols.other, 0.9), symbol(seven, 0.99)]]] {         // a letter between
+            let combined = LineDecoding.combined(first, further: further)
+            XCTAssertEqual(combined[0].probabilities[one], 0.495, accuracy: 1e-6)
+            XCTAssertEqual(combined[1].probabilities[seven], 0.49, accuracy: 1e-6)
+        }
+    }
+
     // MARK: - Cutting the line out
 
     /// A page of paper (light) with a black scanner margin on the left, a ruled line across and

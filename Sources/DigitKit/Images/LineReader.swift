@@ -62,6 +62,30 @@ enum LineDecoding {
         return (symbols, gap)
     }
 
+    /// The first look's symbols with the further looks' (the same strip read moved aside)
+    /// combined: when every look spells the same digits and letters in the same order (marks
+    /// aside), each of them gets the mean of its looks' probabilities; when any look spells
+    /// otherwise, every symbol keeps half its probabilities, so nothing of it is answered.
+    static func combined(_ first: [LineSymbol], further: [[LineSymbol]]) -> [LineSymbol] {
+        func spelling(_ look: [LineSymbol]) -> [LineSymbol] { look.filter { $0.symbol != LineSymbols.mark } }
+        let spelled = spelling(first).map(\.symbol)
+        let looks = further.map(spelling)
+        var symbols = first
+        guard looks.allSatisfy({ $0.map(\.symbol) == spelled }) else {
+            for i in symbols.indices { symbols[i].probabilities = symbols[i].probabilities.map { $0 * 0.5 } }
+            return symbols
+        }
+        let share = 1 / Float(1 + looks.count)
+        var k = 0
+        for i in symbols.indices where symbols[i].symbol != LineSymbols.mark {
+            for c in symbols[i].probabilities.indices {
+                symbols[i].probabilities[c] = looks.reduce(symbols[i].probabilities[c]) { $0 + $1[k].probabilities[c] } * share
+            }
+            k += 1
+        }
+        return symbols
+    }
+
     /// The best path's symbols (for training's validation).
     static func greedy(_ logits: UnsafePointer<Float>, frames t: Int, classes c: Int, temperature: Float) -> [LineSymbol] {
         decode(logits, frames: t, classes: c, temperature: temperature).symbols
@@ -138,17 +162,17 @@ public final class LineReader: @unchecked Sendable {
         try read(LineImage(image: image))
     }
 
-    /// The shift of the second look, in strip pixels: half a column.
-    static let secondLook = 4
+    /// The shifts of the further looks, in strip pixels: a third and two thirds of a column.
+    static let furtherLooks = [3, 5]
 
     /// Reads a strip: digits left to right with their boxes in the image's pixels.
     ///
-    /// The strip is read twice, the second time moved half a column to the side, so that every
-    /// column of the model falls elsewhere on the writing. A reading the two looks do not agree on
-    /// (other symbols, in another order) is not answered: its digits keep half their
-    /// probability. Where they agree, each digit keeps the lower of its two probabilities.
-    /// With `marksCutDigits`, a digit whose ink runs into the image's border is marked as cut by
-    /// the frame (`ReadDigit.isCutByFrame`).
+    /// The strip is read three times, moved a third of a column to the side each time, so that
+    /// the model's columns fall elsewhere on the writing each time (an ensemble of one model).
+    /// A reading the looks do not agree on (other symbols, in another order) is not answered:
+    /// its digits keep half their probability. Where they agree, each digit's probabilities are
+    /// the mean of its three looks'. With `marksCutDigits`, a digit whose ink runs into the
+    /// image's top or bottom is marked as cut by the frame (`ReadDigit.isCutByFrame`).
     public func read(_ strip: LineImage, marksCutDigits: Bool = true) throws -> NumberReading {
         guard !strip.isEmpty else { return .empty(threshold: threshold) }
         let (logits, columns, x0, step) = try logits(strip)
@@ -156,26 +180,16 @@ public final class LineReader: @unchecked Sendable {
         var (symbols, gap) = logits.withUnsafeBufferPointer {
             LineDecoding.decode($0.baseAddress!, frames: columns, classes: classes, temperature: model.temperature)
         }
-        let second = try self.logits(strip, shift: Self.secondLook)
-        let (other, otherGap) = second.logits.withUnsafeBufferPointer {
-            LineDecoding.decode($0.baseAddress!, frames: second.columns, classes: classes, temperature: model.temperature)
-        }
-        gap = max(gap, otherGap)
-        let spelled = symbols.map(\.symbol).filter { $0 != LineSymbols.mark }
-        let otherSpelled = other.map(\.symbol).filter { $0 != LineSymbols.mark }
-        let agree = spelled == otherSpelled
-        if agree {
-            let kept = other.filter { $0.symbol != LineSymbols.mark }
-            var k = 0
-            for i in symbols.indices where symbols[i].symbol != LineSymbols.mark {
-                for c in 0..<classes where kept[k].probabilities[c] < symbols[i].probabilities[c] {
-                    symbols[i].probabilities[c] = kept[k].probabilities[c]
-                }
-                k += 1
+        var looks: [[LineSymbol]] = []
+        for shift in Self.furtherLooks {
+            let look = try self.logits(strip, shift: shift)
+            let (read, lookGap) = look.logits.withUnsafeBufferPointer {
+                LineDecoding.decode($0.baseAddress!, frames: look.columns, classes: classes, temperature: model.temperature)
             }
-        } else {
-            for i in symbols.indices { symbols[i].probabilities = symbols[i].probabilities.map { $0 * 0.5 } }
+            gap = max(gap, lookGap)
+            looks.append(read)
         }
+        symbols = LineDecoding.combined(symbols, further: looks)
         let missed = 1 - gap   // the share of the reading's probability that no symbol was missed
         var digits: [ReadDigit] = []
         var marks: [InkBox] = []

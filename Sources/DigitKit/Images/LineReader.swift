@@ -171,7 +171,8 @@ public final class LineReader: @unchecked Sendable {
     /// the model's columns fall elsewhere on the writing each time (an ensemble of one model).
     /// A reading the looks do not agree on (other symbols, in another order) is not answered:
     /// its digits keep half their probability. Where they agree, each digit's probabilities are
-    /// the mean of its three looks'. With `marksCutDigits`, a digit whose ink runs into the
+    /// the mean of its three looks', and so is the probability of a symbol missed between them
+    /// (`LineDecoding.decode`'s gap), which scales every digit. With `marksCutDigits`, a digit whose ink runs into the
     /// image's top or bottom is marked as cut by the frame (`ReadDigit.isCutByFrame`).
     public func read(_ strip: LineImage, marksCutDigits: Bool = true) throws -> NumberReading {
         guard !strip.isEmpty else { return .empty(threshold: threshold) }
@@ -186,9 +187,10 @@ public final class LineReader: @unchecked Sendable {
             let (read, lookGap) = look.logits.withUnsafeBufferPointer {
                 LineDecoding.decode($0.baseAddress!, frames: look.columns, classes: classes, temperature: model.temperature)
             }
-            gap = max(gap, lookGap)
+            gap += lookGap
             looks.append(read)
         }
+        gap /= Float(1 + looks.count)   // like the digits' probabilities, the mean of the looks'
         symbols = LineDecoding.combined(symbols, further: looks)
         let missed = 1 - gap   // the share of the reading's probability that no symbol was missed
         var digits: [ReadDigit] = []

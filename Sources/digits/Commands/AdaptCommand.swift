@@ -16,8 +16,7 @@ struct AdaptCommand: CLICommand {
 
     The digit network's last layer is refitted to the drawings (the layers before it frozen,
     pulled toward the base weights, synthetic non-digits held at the base's answer so letters
-    stay refused), once with a strong and once with a weak pull. Which refit, and how much of
-    it to keep, is chosen by cross-validation on the drawings themselves (up to 5 folds, read as
+    stay refused). How much of the refit to keep is chosen by cross-validation on the drawings themselves (up to 5 folds, read as
     recognize reads them: the second opinion asked where the network is unsure): the lowest log
     loss among the choices that make fewer top-1 errors or more right answers, and no more
     errors, no more wrong answers and no fewer right answers, than the weights as they are.

@@ -119,6 +119,27 @@ final class PaperRendererTests: XCTestCase {
         XCTAssertEqual(sides, ["left", "right"], "both edges cut over 12 seeds")
     }
 
+    /// The paper recipe's touching lines (`LineRecipe.touching`): composed with its gap, every
+    /// digit's ink starts between 0.15 line heights inside its left neighbour's and 0.02 beyond it.
+    func testComposer_TheTouchingGapMakesNeighboursTouchOrOverlap() throws {
+        var composer = NumberComposer()
+        composer.gap = LineRecipe().touchingGap
+        for seed in UInt64(1)...8 {
+            var rng = SplitMix64(seed: seed)
+            let number = composer.compose([Self.one, Self.seven, Self.zero, Self.seven, Self.one], rng: &rng)
+            var spans = [(lo: Float, hi: Float)](repeating: (.infinity, -.infinity), count: 5)
+            for (k, stroke) in number.drawing.strokes.enumerated() {
+                for p in stroke { spans[number.strokeDigit[k]].lo = min(spans[number.strokeDigit[k]].lo, p.x)
+                                  spans[number.strokeDigit[k]].hi = max(spans[number.strokeDigit[k]].hi, p.x) }
+            }
+            for i in 1..<5 {
+                let gap = (spans[i].lo - spans[i - 1].hi) / composer.lineHeight
+                XCTAssertGreaterThanOrEqual(gap, -0.15 - 1e-4, "seed \(seed), digit \(i)")
+                XCTAssertLessThanOrEqual(gap, 0.02 + 1e-4, "seed \(seed), digit \(i)")
+            }
+        }
+    }
+
     func testBoxes_FollowTheDigitIndexOfEachStroke() throws {
         // Two strokes far apart: a vertical bar on the left (digit 5) and one on the right (digit 2).
         let drawing = Drawing(strokes: [[StrokePoint(x: 0, y: 0), StrokePoint(x: 0, y: 100)],

@@ -11,11 +11,11 @@ public enum SyntheticLines {
     /// `artefacts` adds what real paper carries (`PaperArtefacts`: margins, rules, print, patterns,
     /// harsh light, tiny crops) to some of the photos.
     public static func make(records: [DrawingRecord], count: Int, lengths: ClosedRange<Int>, seed: UInt64,
-                            artefacts: PaperArtefacts = PaperArtefacts(),
+                            composer: NumberComposer = NumberComposer(), artefacts: PaperArtefacts = PaperArtefacts(),
                             threads: Int = Parallel.processorCount, progress: (Int, Int) -> Void = { _, _ in }) throws -> LineSet {
         let byWriter = NumberComposer.byWriter(records, keep: { _ in true })
         guard !byWriter.isEmpty else { throw DigitError(.format, "no labelled single digits to compose numbers from") }
-        let numbers = NumberComposer().composeSet(byWriter, count: count, lengths: lengths, seed: seed)
+        let numbers = composer.composeSet(byWriter, count: count, lengths: lengths, seed: seed)
         var renderer = PaperRenderer()
         renderer.width = 360
         renderer.height = 200

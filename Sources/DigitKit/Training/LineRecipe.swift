@@ -15,6 +15,10 @@ public struct LineRecipe: Sendable {
     public var synthetic = 8000
     public var syntheticLengths = 1...6
     public var syntheticSeed: UInt64 = 11
+    /// Further synthetic lines whose digits touch or overlap (`touchingGap` line heights apart),
+    /// made like the others with their own seed.
+    public var touching = 0
+    public var touchingGap: ClosedRange<Float> = -0.15...0.02
     /// What real paper carries, added to the synthetic photos at `artefactRate` each (print needs
     /// the glyph file: `Data.glyphs`).
     public var artefacts: Set<PaperArtefacts.Kind> = [.margin, .rules, .print, .pattern, .light, .small]
@@ -58,24 +62,44 @@ public struct LineRecipe: Sendable {
             progress("\(set.count) real lines from \(folder)")
         }
         if synthetic > 0, let strokes = data.strokes {
-            let file = data.cache.map { ($0 as NSString).appendingPathComponent("strips-synthetic-v\(LineImage.version)-\(artefacts.map(\.rawValue).sorted().joined(separator: "+"))\(artefactRate)-\(synthetic)-\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound)-\(syntheticSeed).bin") }
-            let made: LineSet
-            if let file, let cached = try? LineSet.read(cache: file, tag: "synthetic") {
-                made = cached
-            } else {
-                let records = try DrawingLoader.load(strokes)
-                var kinds = artefacts
-                var glyphs: [GlyphSamples.Glyph] = []
-                if let file = data.glyphs { glyphs = try GlyphSamples.load(file) } else { kinds.remove(.print) }
-                made = try SyntheticLines.make(records: records, count: synthetic, lengths: syntheticLengths, seed: syntheticSeed,
-                                               artefacts: PaperArtefacts(kinds: kinds, rate: artefactRate, glyphs: glyphs),
-                                               threads: threads) { done, all in progress("making synthetic lines: \(done)/\(all)") }
-                if let file { try made.write(cache: file, tag: "synthetic") }
-            }
+            let made = try syntheticLines(strokes: strokes, data: data, count: synthetic, lengths: syntheticLengths, seed: syntheticSeed,
+                                          gap: nil, tag: "synthetic", threads: threads, progress: progress)
             train.append(contentsOf: made)
             progress("\(made.count) synthetic lines")
         }
+        if touching > 0, let strokes = data.strokes {
+            let lengths = max(2, syntheticLengths.lowerBound)...max(2, syntheticLengths.upperBound)
+            let made = try syntheticLines(strokes: strokes, data: data, count: touching, lengths: lengths, seed: syntheticSeed &+ 0x70C4,
+                                          gap: touchingGap, tag: "touching", threads: threads, progress: progress)
+            train.append(contentsOf: made)
+            progress("\(made.count) synthetic lines of touching digits")
+        }
         return (train, try validationLines(data, threads: threads, progress: progress))
+    }
+
+    /// `count` synthetic lines of `lengths` digits by the pen writers of `strokes`, `gap` line
+    /// heights between digits (nil: `NumberComposer`'s own), with the recipe's artefacts; made
+    /// once and kept in the cache folder under `tag`.
+    private func syntheticLines(strokes: String, data: Data, count: Int, lengths: ClosedRange<Int>, seed: UInt64,
+                                gap: ClosedRange<Float>?, tag: String, threads: Int, progress: (String) -> Void) throws -> LineSet {
+        let kindsTag = artefacts.map(\.rawValue).sorted().joined(separator: "+")
+        let gapTag = gap.map { "-gap\($0.lowerBound)..\($0.upperBound)" } ?? ""
+        let file = data.cache.map {
+            ($0 as NSString).appendingPathComponent("strips-\(tag)-v\(LineImage.version)-\(kindsTag)\(artefactRate)-\(count)\(gapTag)"
+                + "-\(lengths.lowerBound)-\(lengths.upperBound)-\(seed).bin")
+        }
+        if let file, let cached = try? LineSet.read(cache: file, tag: tag) { return cached }
+        let records = try DrawingLoader.load(strokes)
+        var kinds = artefacts
+        var glyphs: [GlyphSamples.Glyph] = []
+        if let file = data.glyphs { glyphs = try GlyphSamples.load(file) } else { kinds.remove(.print) }
+        var composer = NumberComposer()
+        if let gap { composer.gap = gap }
+        let made = try SyntheticLines.make(records: records, count: count, lengths: lengths, seed: seed, composer: composer,
+                                           artefacts: PaperArtefacts(kinds: kinds, rate: artefactRate, glyphs: glyphs),
+                                           threads: threads) { done, all in progress("making \(tag) lines: \(done)/\(all)") }
+        if let file { try made.write(cache: file, tag: tag) }
+        return made
     }
 
     /// The validation lines (cut from `data.validation`, cached like the training lines).
@@ -107,6 +131,7 @@ public struct LineRecipe: Sendable {
     /// A description of the data for the weight file's record.
     public func dataTag(_ data: Data) -> String {
         "real=\(data.real.map { ($0 as NSString).lastPathComponent }.joined(separator: "+"))x\(realRepeats) synthetic=\(synthetic)"
+            + (touching > 0 ? " touching=\(touching)@\(touchingGap.lowerBound)..\(touchingGap.upperBound)" : "")
             + (start.map { " start=\(($0 as NSString).lastPathComponent)" } ?? "")
             + " lengths=\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound) seed=\(syntheticSeed) width=\(width)"
             + " artefacts=\(artefacts.map(\.rawValue).sorted().joined(separator: "+"))@\(artefactRate)"

@@ -92,6 +92,9 @@ struct TrainCommand: CLICommand {
                             each of a scanner margin, rules, print (--glyph-file), a
                             patterned background, harsh light and a tiny crop, and a quarter
                             with a mark after the number
+      --touching N          further synthetic photos of 2-6 digit numbers whose digits touch
+                            or overlap (gaps of -0.15 to 0.02 line heights), made the same
+                            way (default 0)
       --cache DIR           keep the lines cut from the images here, so a second run starts
                             at once (default runs/cache)
       --start FILE          start from this line model's weights (same architecture) instead
@@ -251,6 +254,7 @@ struct TrainCommand: CLICommand {
         recipe.options = o
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         recipe.synthetic = try args.int("--synthetic", default: recipe.synthetic, range: 0...1_000_000)
+        recipe.touching = try args.int("--touching", default: recipe.touching, range: 0...1_000_000)
         recipe.start = try args.option("--start")
         var real: [String] = []
         while let r = try args.option("--real") { real.append(r) }

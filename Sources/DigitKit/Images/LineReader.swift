@@ -95,7 +95,8 @@ enum LineDecoding {
 /// Reads a line of writing on paper with a line model (`ModelFile.isLineModel`): the line is cut
 /// out of the image (`LineImage`), scaled to 32 pixels tall, and the model reads it whole, column
 /// by column, so digits that touch or overlap need no cut between them. Each digit is as sure as
-/// its surest column; a number is answered only when every digit is at least `threshold` sure,
+/// its surest column, averaged over three looks (`read(_:marksCutDigits:)`); a number is answered
+/// only when every digit is at least `threshold` sure,
 /// nothing in the line reads as a letter, and no column read as empty between them held a symbol
 /// with more than 1 − `threshold` of the probability (a digit the path may have missed).
 /// Marks written with numbers (`.`, `,`, `-`, `=`, `/-`) are read as marks and left out of the text.
@@ -172,8 +173,9 @@ public final class LineReader: @unchecked Sendable {
     /// A reading the looks do not agree on (other symbols, in another order) is not answered:
     /// its digits keep half their probability. Where they agree, each digit's probabilities are
     /// the mean of its three looks', and so is the probability of a symbol missed between them
-    /// (`LineDecoding.decode`'s gap), which scales every digit. With `marksCutDigits`, a digit whose ink runs into the
-    /// image's top or bottom is marked as cut by the frame (`ReadDigit.isCutByFrame`).
+    /// (`LineDecoding.decode`'s gap), which scales every digit. With `marksCutDigits`, a digit
+    /// whose ink runs into the image's top or bottom is marked as cut by the frame
+    /// (`ReadDigit.isCutByFrame`).
     public func read(_ strip: LineImage, marksCutDigits: Bool = true) throws -> NumberReading {
         guard !strip.isEmpty else { return .empty(threshold: threshold) }
         let (logits, columns, x0, step) = try logits(strip)

@@ -129,8 +129,8 @@ final class PaperRendererTests: XCTestCase {
             let number = composer.compose([Self.one, Self.seven, Self.zero, Self.seven, Self.one], rng: &rng)
             var spans = [(lo: Float, hi: Float)](repeating: (.infinity, -.infinity), count: 5)
             for (k, stroke) in number.drawing.strokes.enumerated() {
-                for p in stroke { spans[number.strokeDigit[k]].lo = min(spans[number.strokeDigit[k]].lo, p.x)
-                                  spans[number.strokeDigit[k]].hi = max(spans[number.strokeDigit[k]].hi, p.x) }
+                let d = number.strokeDigit[k]
+                for p in stroke { spans[d] = (min(spans[d].lo, p.x), max(spans[d].hi, p.x)) }
             }
             for i in 1..<5 {
                 let gap = (spans[i].lo - spans[i - 1].hi) / composer.lineHeight

@@ -1,3 +1,4 @@
+import DigitKit
 import DigitTestSupport
 import XCTest
 @testable import DigitApp

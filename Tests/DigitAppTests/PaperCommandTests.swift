@@ -33,7 +33,7 @@ final class PaperCommandTests: DigitsCommandTestCase {
             let image = try ImageDecoder.decode([UInt8](bytes), file: entry.file)
             XCTAssertEqual([image.width, image.height], [160, 120])
             for box in entry.boxes {
-                XCTAssertTrue(box.x0 >= 0 && box.y0 >= 0 && box.x1 <= 160 && box.y1 <= 120 && !box.isEmpty, "\(box)")
+                XCTAssertTrue(box.x >= 0 && box.y >= 0 && box.maxX <= 160 && box.maxY <= 120 && !box.isEmpty, "\(box)")
             }
         }
     }
@@ -56,8 +56,8 @@ final class PaperCommandTests: DigitsCommandTestCase {
             var bottom = -1
             for line in lines {
                 let boxes = entry.boxes[start..<(start + line.count)]
-                XCTAssertGreaterThan(boxes.map(\.y0).min()!, bottom, entry.label)
-                bottom = boxes.map(\.y1).max()!
+                XCTAssertGreaterThan(boxes.map(\.y).min()!, bottom, entry.label)
+                bottom = boxes.map(\.maxY).max()!
                 start += line.count
             }
         }
@@ -140,7 +140,7 @@ final class PaperCommandTests: DigitsCommandTestCase {
             XCTAssertEqual(image.height, 120)
             guard image.width < 200 else { continue }
             framed += 1
-            XCTAssertTrue(entry.boxes.first!.x0 == 0 || entry.boxes.last!.x1 == image.width, "\(entry.boxes) in \(image.width)")
+            XCTAssertTrue(entry.boxes.first!.x == 0 || entry.boxes.last!.maxX == image.width, "\(entry.boxes) in \(image.width)")
         }
         XCTAssertGreaterThan(framed, 0)
     }

@@ -83,7 +83,7 @@ final class PageReaderTests: XCTestCase {
         XCTAssertEqual(reading.bestText, "47")
         // Each digit's box lies mostly over its own true box.
         for (d, truth) in zip(reading.digits, paper.digitBoxes) {
-            XCTAssertEqual(d.box.midX, Float(truth.x0 + truth.x1) / 2, accuracy: 0.25 * Float(truth.height))
+            XCTAssertEqual(d.box.midX, Float(truth.x + truth.maxX) / 2, accuracy: 0.25 * Float(truth.height))
         }
     }
 
@@ -135,12 +135,10 @@ final class PageReaderTests: XCTestCase {
         XCTAssertFalse(map.lightInk)
         // Away from the writing the page holds no ink however dark the shadow makes the paper.
         let found = InkComponents(map)
-        let writing = try XCTUnwrap(paper.digitBoxes.dropFirst().reduce(paper.digitBoxes.first) { a, b in
-            a.map { PaperBox(x0: min($0.x0, b.x0), y0: min($0.y0, b.y0), x1: max($0.x1, b.x1), y1: max($0.y1, b.y1)) }
-        })
+        let writing = paper.digitBoxes.reduce(PixelRect.zero) { $0.union($1) }
         for k in found.writing().components {
             let c = found.components[k]
-            XCTAssertTrue(c.x0 >= writing.x0 - 3 && c.x1 < writing.x1 + 3 && c.y0 >= writing.y0 - 3 && c.y1 < writing.y1 + 3,
+            XCTAssertTrue(c.x0 >= writing.x - 3 && c.x1 < writing.maxX + 3 && c.y0 >= writing.y - 3 && c.y1 < writing.maxY + 3,
                           "ink at \(c.x0)...\(c.x1) × \(c.y0)...\(c.y1) outside the writing \(writing)")
         }
         XCTAssertEqual(try TestRecognizers.shipped().read(image: image).bestText, "381")
@@ -237,7 +235,7 @@ final class PageReaderTests: XCTestCase {
         let number = Self.number([try TestPaths.digitDrawing(3), try TestPaths.digitDrawing(8), try TestPaths.digitDrawing(1)], gap: 0.35)
         let paper = try Self.clean().render(number, rng: &rng)
         let (first, last) = (paper.digitBoxes[0], paper.digitBoxes[2])
-        for (x0, x1, cut, rest) in [((first.x0 + first.x1) / 2, paper.width, 0, "81"), (0, (last.x0 + last.x1) / 2, 2, "38")] {
+        for (x0, x1, cut, rest) in [((first.x + first.maxX) / 2, paper.width, 0, "81"), (0, (last.x + last.maxX) / 2, 2, "38")] {
             var gray: [UInt8] = []
             for y in 0..<paper.height { gray += paper.gray[(y * paper.width + x0)..<(y * paper.width + x1)] }
             let image = try Self.decoded(gray, width: x1 - x0, height: paper.height)
@@ -300,12 +298,12 @@ final class PageReaderTests: XCTestCase {
         let number = Self.number([try TestPaths.digitDrawing(3), try TestPaths.digitDrawing(8), try TestPaths.digitDrawing(1)], gap: 0.35)
         let paper = try Self.clean().render(number, rng: &rng)
         let one = paper.digitBoxes[2]
-        let framed = paper.cropped(columns: 0..<((one.x0 + one.x1) / 2))
+        let framed = paper.cropped(columns: 0..<((one.x + one.maxX) / 2))
         let ground = framed.gray.max() ?? 255
         for (strength, cut) in [(Float(1), true), (0.42, false)] {
             var gray = framed.gray
             for y in 0..<framed.height {
-                for x in max(0, one.x0 - 2)..<framed.width {
+                for x in max(0, one.x - 2)..<framed.width {
                     let v = Float(gray[y * framed.width + x])
                     gray[y * framed.width + x] = UInt8(Float(ground) - strength * (Float(ground) - v))
                 }

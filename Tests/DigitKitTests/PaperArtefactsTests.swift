@@ -30,8 +30,8 @@ final class PaperArtefactsTests: XCTestCase {
         return (try renderer.render(number, rng: &a), try artefacts.render(number, with: renderer, rng: &b))
     }
 
-    static func inside(_ boxes: [PaperBox], x: Int, y: Int, pad: Int = 0) -> Bool {
-        boxes.contains { $0.x0 - pad <= x && x < $0.x1 + pad && $0.y0 - pad <= y && y < $0.y1 + pad }
+    static func inside(_ boxes: [PixelRect], x: Int, y: Int, pad: Int = 0) -> Bool {
+        boxes.contains { $0.insetBy(-pad, -pad).contains(x: x, y: y) }
     }
 
     // MARK: - None
@@ -121,14 +121,12 @@ final class PaperArtefactsTests: XCTestCase {
             let rows = (0..<h).filter { y in (0..<w).filter { darker(y * w + $0) }.count >= w * 85 / 100 }
             let columnsHere = (0..<w).filter { x in (0..<h).filter { darker($0 * w + x) }.count >= h * 85 / 100 }
             XCTAssertFalse(rows.isEmpty, "seed \(seed): no rule across the image")
-            let writing = image.digitBoxes.reduce(image.digitBoxes[0]) {
-                PaperBox(x0: min($0.x0, $1.x0), y0: min($0.y0, $1.y0), x1: max($0.x1, $1.x1), y1: max($0.y1, $1.y1))
-            }
-            if rows.contains(where: { $0 >= writing.y0 && $0 < writing.y1 - 2 }) { crossing += 1 }
-            if rows.contains(where: { $0 >= writing.y1 - 2 && $0 <= writing.y1 + writing.height / 6 }) { under += 1 }
+            let writing = image.digitBoxes.reduce(PixelRect.zero) { $0.union($1) }
+            if rows.contains(where: { $0 >= writing.y && $0 < writing.maxY - 2 }) { crossing += 1 }
+            if rows.contains(where: { $0 >= writing.maxY - 2 && $0 <= writing.maxY + writing.height / 6 }) { under += 1 }
             if !columnsHere.isEmpty { columns += 1 }
             // Column lines keep clear of the writing.
-            for x in columnsHere { XCTAssertTrue(x < writing.x0 || x >= writing.x1, "seed \(seed): a column through the writing") }
+            for x in columnsHere { XCTAssertTrue(x < writing.x || x >= writing.maxX, "seed \(seed): a column through the writing") }
         }
         XCTAssertGreaterThan(crossing, 0, "a rule through the writing in 16 seeds")
         XCTAssertGreaterThan(under, 0, "an underline in 16 seeds")
@@ -213,12 +211,12 @@ final class PaperArtefactsTests: XCTestCase {
                 XCTAssertGreaterThan(outside.count, 3, "'\(mark)' seed \(seed): the mark's ink")
                 let last = image.digitBoxes[3]
                 let meanX = Float(outside.reduce(0, +)) / Float(max(1, outside.count))
-                XCTAssertGreaterThan(meanX, Float(last.x0 + last.x1) / 2, "'\(mark)' seed \(seed): after the last digit")
+                XCTAssertGreaterThan(meanX, Float(last.x + last.maxX) / 2, "'\(mark)' seed \(seed): after the last digit")
             }
         }
         // The label file keeps the marks in a fourth field, only when there are some.
-        let entry = PaperLabels.Entry(file: "paper-0001.jpg", label: "500", boxes: [PaperBox(x0: 1, y0: 2, x1: 3, y1: 4)], marks: "/-")
-        let plain = PaperLabels.Entry(file: "paper-0002.jpg", label: "7", boxes: [PaperBox(x0: 0, y0: 0, x1: 9, y1: 9)])
+        let entry = PaperLabels.Entry(file: "paper-0001.jpg", label: "500", boxes: [PixelRect(x0: 1, y0: 2, x1: 3, y1: 4)], marks: "/-")
+        let plain = PaperLabels.Entry(file: "paper-0002.jpg", label: "7", boxes: [PixelRect(x0: 0, y0: 0, x1: 9, y1: 9)])
         XCTAssertEqual(PaperLabels.line(entry), "paper-0001.jpg\t500\t1,2,3,4\t/-")
         XCTAssertEqual(PaperLabels.line(plain), "paper-0002.jpg\t7\t0,0,9,9")
         XCTAssertEqual(try PaperLabels.parse(PaperLabels.line(entry) + "\n" + PaperLabels.line(plain) + "\n", file: "labels.tsv"),
@@ -255,11 +253,11 @@ final class PaperArtefactsTests: XCTestCase {
             XCTAssertEqual(image.effects.artefacts, ["small"])
             XCTAssertEqual(image.label, "1707")
             let boxes = image.digitBoxes
-            let u = PaperBox(x0: boxes.map(\.x0).min()!, y0: boxes.map(\.y0).min()!, x1: boxes.map(\.x1).max()!, y1: boxes.map(\.y1).max()!)
+            let u = PixelRect(x0: boxes.map(\.x).min()!, y0: boxes.map(\.y).min()!, x1: boxes.map(\.maxX).max()!, y1: boxes.map(\.maxY).max()!)
             XCTAssertTrue((29...62).contains(u.height), "seed \(seed): writing \(u.height) px")
             XCTAssertLessThanOrEqual(image.height, u.height + u.height * 6 / 10 + 3, "seed \(seed): tight above and below")
             XCTAssertLessThanOrEqual(image.width, u.width + u.height * 6 / 10 + 3, "seed \(seed): tight left and right")
-            XCTAssertTrue(u.x0 >= 0 && u.y0 >= 0 && u.x1 <= image.width && u.y1 <= image.height)
+            XCTAssertTrue(u.x >= 0 && u.y >= 0 && u.maxX <= image.width && u.maxY <= image.height)
             // Scaled down, the boxes still hold the ink.
             let mask = try XCTUnwrap(image.inkMask)
             for y in 0..<image.height {

@@ -78,10 +78,10 @@ final class PaperRendererTests: XCTestCase {
                 func inkIn(_ xs: Range<Int>, _ ys: Range<Int>) -> Bool {
                     ys.contains { y in xs.contains { x in mask[y * image.width + x] > 0 } }
                 }
-                XCTAssertTrue(inkIn(box.x0..<min(box.x1, box.x0 + 2), box.y0..<box.y1), "seed \(seed): left side of \(box)")
-                XCTAssertTrue(inkIn(max(box.x0, box.x1 - 2)..<box.x1, box.y0..<box.y1), "seed \(seed): right side of \(box)")
-                XCTAssertTrue(inkIn(box.x0..<box.x1, box.y0..<min(box.y1, box.y0 + 2)), "seed \(seed): top of \(box)")
-                XCTAssertTrue(inkIn(box.x0..<box.x1, max(box.y0, box.y1 - 2)..<box.y1), "seed \(seed): bottom of \(box)")
+                XCTAssertTrue(inkIn(box.x..<min(box.maxX, box.x + 2), box.y..<box.maxY), "seed \(seed): left side of \(box)")
+                XCTAssertTrue(inkIn(max(box.x, box.maxX - 2)..<box.maxX, box.y..<box.maxY), "seed \(seed): right side of \(box)")
+                XCTAssertTrue(inkIn(box.x..<box.maxX, box.y..<min(box.maxY, box.y + 2)), "seed \(seed): top of \(box)")
+                XCTAssertTrue(inkIn(box.x..<box.maxX, max(box.y, box.maxY - 2)..<box.maxY), "seed \(seed): bottom of \(box)")
             }
         }
     }
@@ -102,16 +102,16 @@ final class PaperRendererTests: XCTestCase {
             if framed.width == photo.width {
                 // Only when neither end digit can be cut without its neighbour.
                 XCTAssertEqual(framed, photo)
-                XCTAssertGreaterThan(first.x1, photo.digitBoxes[1].x0 - 1, "seed \(seed)")
+                XCTAssertGreaterThan(first.maxX, photo.digitBoxes[1].x - 1, "seed \(seed)")
                 continue
             }
-            let left = framed.digitBoxes[0].x0 == 0 && framed.digitBoxes[0].width < first.width
+            let left = framed.digitBoxes[0].x == 0 && framed.digitBoxes[0].width < first.width
             let x0 = left ? photo.width - framed.width : 0
             XCTAssertEqual(framed, photo.cropped(columns: x0..<(x0 + framed.width)), "seed \(seed): the same photo, framed")
             let (digit, kept) = left ? (first, framed.digitBoxes[0]) : (last, framed.digitBoxes[3])
             let share = Float(kept.width) / Float(digit.width)
             XCTAssertTrue((0.25...0.75).contains(share), "seed \(seed): \(share) of the digit kept")
-            if !left { XCTAssertEqual(kept.x1, framed.width) }
+            if !left { XCTAssertEqual(kept.maxX, framed.width) }
             let neighbour = left ? 1 : 2
             XCTAssertEqual(framed.digitBoxes[neighbour].width, photo.digitBoxes[neighbour].width, "seed \(seed): the neighbour is whole")
             sides.insert(left ? "left" : "right")
@@ -150,12 +150,12 @@ final class PaperRendererTests: XCTestCase {
         let image = try renderer.render(drawing, strokeDigit: [5, 2], rng: &rng)
         // Box 0 is digit 2 (the right bar), box 1 digit 5 (the left one).
         XCTAssertEqual(image.digitBoxes.count, 2)
-        XCTAssertGreaterThan(image.digitBoxes[0].x0, image.digitBoxes[1].x1 + 100)
+        XCTAssertGreaterThan(image.digitBoxes[0].x, image.digitBoxes[1].maxX + 100)
         // The same drawing as one digit, with the same random draws: one box around both.
         rng = SplitMix64(seed: 1)
         let whole = try renderer.render(drawing, rng: &rng)
-        XCTAssertEqual(whole.digitBoxes, [PaperBox(x0: image.digitBoxes[1].x0, y0: image.digitBoxes[1].y0,
-                                                   x1: image.digitBoxes[0].x1, y1: image.digitBoxes[0].y1)])
+        XCTAssertEqual(whole.digitBoxes, [PixelRect(x0: image.digitBoxes[1].x, y0: image.digitBoxes[1].y,
+                                                   x1: image.digitBoxes[0].maxX, y1: image.digitBoxes[0].maxY)])
         XCTAssertThrowsError(try renderer.render(drawing, strokeDigit: [0], rng: &rng))
     }
 
@@ -181,7 +181,7 @@ final class PaperRendererTests: XCTestCase {
             let xs = (0..<turned.width).filter { mask[row * turned.width + $0] == 255 }
             return Double(xs.reduce(0, +)) / Double(max(1, xs.count))
         }
-        XCTAssertGreaterThan(meanX(row: box.y0 + 4), meanX(row: box.y1 - 5) + 10)
+        XCTAssertGreaterThan(meanX(row: box.y + 4), meanX(row: box.maxY - 5) + 10)
     }
 
     func testCleanRender_InkIsBlackOnTheStrokesAndPaperElsewhere() throws {
@@ -202,7 +202,7 @@ final class PaperRendererTests: XCTestCase {
         for (x, y) in [(70, 70), (130, 70), (70, 130), (130, 130), (5, 5), (195, 100), (100, 40)] {
             XCTAssertEqual(at(x, y), 204, "paper at (\(x), \(y))")  // 0.8 × 255
         }
-        XCTAssertEqual(image.digitBoxes, [PaperBox(x0: 46, y0: 46, x1: 154, y1: 154)])
+        XCTAssertEqual(image.digitBoxes, [PixelRect(x0: 46, y0: 46, x1: 154, y1: 154)])
     }
 
     func testPhotoRender_StrokesAreDarkerThanThePaperBesideThem() throws {
@@ -298,8 +298,8 @@ final class PaperRendererTests: XCTestCase {
 
     func testLabels_RoundTripAndNameTheBadLine() throws {
         let entries = [PaperLabels.Entry(file: "paper-0001.jpg", label: "2026",
-                                         boxes: [PaperBox(x0: 1, y0: 2, x1: 30, y1: 40), PaperBox(x0: 35, y0: 3, x1: 60, y1: 41)]),
-                       PaperLabels.Entry(file: "paper-0002.jpg", label: "7", boxes: [PaperBox(x0: 0, y0: 0, x1: 9, y1: 9)])]
+                                         boxes: [PixelRect(x0: 1, y0: 2, x1: 30, y1: 40), PixelRect(x0: 35, y0: 3, x1: 60, y1: 41)]),
+                       PaperLabels.Entry(file: "paper-0002.jpg", label: "7", boxes: [PixelRect(x0: 0, y0: 0, x1: 9, y1: 9)])]
         let text = entries.map(PaperLabels.line).joined(separator: "\n") + "\n"
         XCTAssertEqual(PaperLabels.line(entries[0]), "paper-0001.jpg\t2026\t1,2,30,40;35,3,60,41")
         XCTAssertEqual(try PaperLabels.parse(text, file: "labels.tsv"), entries)
@@ -327,9 +327,9 @@ final class PaperRendererTests: XCTestCase {
             let dark = background < 128
             if dark { inverted += 1 }
             for box in entry.boxes {
-                XCTAssertTrue(box.x0 >= 0 && box.y0 >= 0 && box.x1 <= image.width && box.y1 <= image.height && !box.isEmpty)
+                XCTAssertTrue(box.x >= 0 && box.y >= 0 && box.maxX <= image.width && box.maxY <= image.height && !box.isEmpty)
                 var inside: [UInt8] = []
-                for y in box.y0..<box.y1 { for x in box.x0..<box.x1 { inside.append(image.gray[y * image.width + x]) } }
+                for y in box.y..<box.maxY { for x in box.x..<box.maxX { inside.append(image.gray[y * image.width + x]) } }
                 inside.sort()
                 // The strongest ink in the box: its darkest (or, on a board, lightest) 5%.
                 let ink = Int(dark ? inside[inside.count * 95 / 100] : inside[inside.count / 20])

@@ -1,4 +1,5 @@
 import DigitApp
+import DigitKit
 import DigitTestSupport
 import XCTest
 @testable import DigitPadKit

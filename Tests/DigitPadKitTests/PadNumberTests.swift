@@ -136,7 +136,7 @@ final class PadNumberTests: XCTestCase {
         (renderer.width, renderer.height, renderer.digitHeight) = (360, 240, 90...90)
         let photo = try renderer.render(composer.compose([try strokes(8), try strokes(4)], rng: &rng), rng: &rng)
         let four = photo.digitBoxes[1]
-        let framed = photo.cropped(columns: 0..<((four.x0 + four.x1) / 2))
+        let framed = photo.cropped(columns: 0..<((four.x + four.maxX) / 2))
         let image = try PNG.decode(try PNG.encode(gray: framed.gray, width: framed.width, height: framed.height), file: "84.png")
         // The cutting reader marks a digit the side of the photo cuts (the paper model reads it "8?" unmarked).
         let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)

@@ -1,4 +1,5 @@
 import DigitApp
+import DigitKit
 import XCTest
 @testable import DigitPadKit
 

@@ -1,3 +1,5 @@
+import DigitKit
+
 /// DigitPad's built-in pixel font: digits, ASCII letters and a few symbols drawn on a grid
 /// 7 rows tall above the baseline plus 2 rows of descender, 1 to 5 columns wide (digits are all
 /// 5 wide so numbers line up). One column of space separates glyphs. Characters without a glyph

@@ -1,3 +1,5 @@
+import DigitKit
+
 /// A software frame buffer: `width × height` opaque pixels, row-major, y downward, each
 /// 0xFFRRGGBB (SDL's ARGB8888). Everything DigitPad shows is drawn here, so the picture is
 /// the same with or without a display and can be checked pixel by pixel in tests.

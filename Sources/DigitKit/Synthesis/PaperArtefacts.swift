@@ -289,9 +289,9 @@ public struct PaperArtefacts: Sendable {
         let frameWidth = max(frameHeight * rng.uniform(0.75, 1.3), Float(b.width) / max(1, closeupFill.upperBound))
         let w = min(image.width, max(8, Int(frameWidth.rounded()))), h = min(image.height, max(8, Int(frameHeight.rounded())))
         // Anywhere from the frame's edge on the digit's one side to the other.
-        let x0 = min(max(0, b.x0 + Int((Float(b.width - w) * rng.nextFloat()).rounded())), image.width - w)
-        let y0 = min(max(0, b.y0 + Int((Float(b.height - h) * rng.nextFloat()).rounded())), image.height - h)
-        return image.cropped(to: PaperBox(x0: x0, y0: y0, x1: x0 + w, y1: y0 + h))
+        let x0 = min(max(0, b.x + Int((Float(b.width - w) * rng.nextFloat()).rounded())), image.width - w)
+        let y0 = min(max(0, b.y + Int((Float(b.height - h) * rng.nextFloat()).rounded())), image.height - h)
+        return image.cropped(to: PixelRect(x0: x0, y0: y0, x1: x0 + w, y1: y0 + h))
     }
 
     /// The image cut tight around the writing (its first `digitCount` boxes and any marks) and
@@ -301,8 +301,8 @@ public struct PaperArtefacts: Sendable {
         let scale = rng.uniform(smallHeight.lowerBound, smallHeight.upperBound) / Float(digits.height)
         let unit = Float(digits.height)
         func pad() -> Float { unit * rng.uniform(0.06, 0.3) }
-        let crop = PaperBox(x0: Int((Float(all.x0) - pad()).rounded(.down)), y0: Int((Float(all.y0) - pad()).rounded(.down)),
-                            x1: Int((Float(all.x1) + pad()).rounded(.up)), y1: Int((Float(all.y1) + pad()).rounded(.up)))
+        let crop = PixelRect(x0: Int((Float(all.x) - pad()).rounded(.down)), y0: Int((Float(all.y) - pad()).rounded(.down)),
+                            x1: Int((Float(all.maxX) + pad()).rounded(.up)), y1: Int((Float(all.maxY) + pad()).rounded(.up)))
         let cut = image.cropped(to: crop)
         let width = max(8, Int((Float(cut.width) * scale).rounded())), height = max(8, Int((Float(cut.height) * scale).rounded()))
         var out = Self.resized(cut, width: width, height: height)
@@ -313,11 +313,9 @@ public struct PaperArtefacts: Sendable {
     }
 
     /// The smallest box holding every non-empty box of `boxes`, or nil.
-    static func union<S: Sequence>(_ boxes: S) -> PaperBox? where S.Element == PaperBox {
-        boxes.filter { !$0.isEmpty }.reduce(nil) { u, b in
-            guard let u else { return b }
-            return PaperBox(x0: min(u.x0, b.x0), y0: min(u.y0, b.y0), x1: max(u.x1, b.x1), y1: max(u.y1, b.y1))
-        }
+    static func union<S: Sequence>(_ boxes: S) -> PixelRect? where S.Element == PixelRect {
+        let u = boxes.reduce(PixelRect.zero) { $0.union($1) }
+        return u.isEmpty ? nil : u
     }
 
     /// `image` resampled to `width` × `height`: an area average when shrinking, linear
@@ -357,11 +355,11 @@ public struct PaperArtefacts: Sendable {
         let sx = Float(width) / Float(image.width), sy = Float(height) / Float(image.height)
         out.digitBoxes = image.digitBoxes.map { b in
             guard !b.isEmpty else {
-                let x = min(width, Int(Float(b.x0) * sx)), y = min(height, Int(Float(b.y0) * sy))
-                return PaperBox(x0: x, y0: y, x1: x, y1: y)
+                let x = min(width, Int(Float(b.x) * sx)), y = min(height, Int(Float(b.y) * sy))
+                return PixelRect(x0: x, y0: y, x1: x, y1: y)
             }
-            return PaperBox(x0: max(0, Int((Float(b.x0) * sx).rounded(.down))), y0: max(0, Int((Float(b.y0) * sy).rounded(.down))),
-                            x1: min(width, Int((Float(b.x1) * sx).rounded(.up))), y1: min(height, Int((Float(b.y1) * sy).rounded(.up))))
+            return PixelRect(x0: max(0, Int((Float(b.x) * sx).rounded(.down))), y0: max(0, Int((Float(b.y) * sy).rounded(.down))),
+                            x1: min(width, Int((Float(b.maxX) * sx).rounded(.up))), y1: min(height, Int((Float(b.maxY) * sy).rounded(.up))))
         }
         return out
     }
@@ -392,18 +390,18 @@ public struct PaperArtefacts: Sendable {
                                  PaperColour(0.88, 0.78, 0.6), PaperColour(0.76, 0.7, 0.95)]
 
     /// Horizontal rules across the image and maybe column lines near its sides.
-    fileprivate func rules(on canvas: inout ArtefactCanvas, writing: [PaperBox], lineHeight: Float, angle: Float, sigma: Float,
+    fileprivate func rules(on canvas: inout ArtefactCanvas, writing: [PixelRect], lineHeight: Float, angle: Float, sigma: Float,
                rng: inout SplitMix64) {
         let w = Float(canvas.width), h = Float(canvas.height)
-        let u = Self.union(writing) ?? PaperBox(x0: canvas.width / 2, y0: canvas.height / 2, x1: canvas.width / 2, y1: canvas.height / 2)
+        let u = Self.union(writing) ?? PixelRect(x0: canvas.width / 2, y0: canvas.height / 2, x1: canvas.width / 2, y1: canvas.height / 2)
         let slope = tan(angle * .pi / 180)
-        let cx = Float(u.x0 + u.x1) / 2, cy = Float(u.y0 + u.y1) / 2
+        let cx = Float(u.x + u.maxX) / 2, cy = Float(u.y + u.maxY) / 2
         let spacing = max(4, lineHeight * rng.uniform(ruleSpacing.lowerBound, ruleSpacing.upperBound))
         let anchor: Float
         switch rng.next() % 3 {
-        case 0: anchor = Float(u.y1) + lineHeight * rng.uniform(0, 0.12)  // an underline
-        case 1: anchor = Float(u.y0) + Float(u.height) * rng.uniform(0.35, 0.8)  // through the writing
-        default: anchor = Float(u.y1) + lineHeight * rng.uniform(0.25, 0.5)  // the writing between two rules
+        case 0: anchor = Float(u.maxY) + lineHeight * rng.uniform(0, 0.12)  // an underline
+        case 1: anchor = Float(u.y) + Float(u.height) * rng.uniform(0.35, 0.8)  // through the writing
+        default: anchor = Float(u.maxY) + lineHeight * rng.uniform(0.25, 0.5)  // the writing between two rules
         }
         let radius = rng.uniform(ruleWidth.lowerBound, ruleWidth.upperBound) / 2
         let colour = Self.printing(Self.ruleColours[Int(rng.next() % UInt64(Self.ruleColours.count))],
@@ -434,8 +432,8 @@ public struct PaperArtefacts: Sendable {
                 let x = left ? w * rng.uniform(0.03, 0.2) : w * (1 - rng.uniform(0.03, 0.2))
                 func at(_ y: Float) -> Float { x - (y - cy) * slope }
                 let clear = writing.allSatisfy { b in
-                    let xs = [at(Float(b.y0)), at(Float(b.y1))]
-                    return xs.max()! + radius + 2 < Float(b.x0) || xs.min()! - radius - 2 > Float(b.x1)
+                    let xs = [at(Float(b.y)), at(Float(b.maxY))]
+                    return xs.max()! + radius + 2 < Float(b.x) || xs.min()! - radius - 2 > Float(b.maxX)
                 }
                 if clear { ink.capsule(at(-2), -2, at(h + 2), h + 2, radius: radius) }
             }
@@ -444,7 +442,7 @@ public struct PaperArtefacts: Sendable {
     }
 
     /// A word or two in a printed font beside the writing; false when no place is free.
-    fileprivate func printWords(on canvas: inout ArtefactCanvas, writing: [PaperBox], lineHeight: Float, angle: Float, sigma: Float,
+    fileprivate func printWords(on canvas: inout ArtefactCanvas, writing: [PixelRect], lineHeight: Float, angle: Float, sigma: Float,
                rng: inout SplitMix64) -> Bool {
         let count = rng.nextFloat() < 0.4 ? 2 : 1
         var text = (0..<count).map { _ in words[Int(rng.next() % UInt64(words.count))] }.joined(separator: " ")
@@ -470,12 +468,12 @@ public struct PaperArtefacts: Sendable {
         let width = (maxX - minX) * scale, ascent = (9 - minY) * scale, descent = (maxY - 9) * scale
         let gap = lineHeight * rng.uniform(0.15, 0.5)
         let w = Float(canvas.width), h = Float(canvas.height)
-        let u = Self.union(writing) ?? PaperBox(x0: canvas.width / 2, y0: canvas.height / 2, x1: canvas.width / 2, y1: canvas.height / 2)
+        let u = Self.union(writing) ?? PixelRect(x0: canvas.width / 2, y0: canvas.height / 2, x1: canvas.width / 2, y1: canvas.height / 2)
         // Left ends of the baseline: left of the writing, under it, above it, the bottom left corner.
         let places: [(Float, Float)] = [
-            (Float(u.x0) - gap - width, Float(u.y1) - lineHeight * rng.uniform(0, 0.25)),
-            (Float(u.x0) + lineHeight * rng.uniform(-0.5, 0.5), Float(u.y1) + gap + ascent),
-            (Float(u.x0) + lineHeight * rng.uniform(-0.5, 0.3), Float(u.y0) - gap - descent),
+            (Float(u.x) - gap - width, Float(u.maxY) - lineHeight * rng.uniform(0, 0.25)),
+            (Float(u.x) + lineHeight * rng.uniform(-0.5, 0.5), Float(u.maxY) + gap + ascent),
+            (Float(u.x) + lineHeight * rng.uniform(-0.5, 0.3), Float(u.y) - gap - descent),
             (w * rng.uniform(0.02, 0.08), h * rng.uniform(0.9, 0.97) - descent),
         ]
         let c = cos(angle * .pi / 180), s = sin(angle * .pi / 180)
@@ -493,7 +491,7 @@ public struct PaperArtefacts: Sendable {
             let by0 = all.map(\.1).min()! - radius - 1, by1 = all.map(\.1).max()! + radius + 1
             guard bx0 >= 1, by0 >= 1, bx1 <= w - 1, by1 <= h - 1 else { continue }
             let clear = writing.allSatisfy { b in
-                bx1 + 2 < Float(b.x0) || bx0 - 2 > Float(b.x1) || by1 + 2 < Float(b.y0) || by0 - 2 > Float(b.y1)
+                bx1 + 2 < Float(b.x) || bx0 - 2 > Float(b.maxX) || by1 + 2 < Float(b.y) || by0 - 2 > Float(b.maxY)
             }
             guard clear else { continue }
             var ink = PaperInk(width: canvas.width, height: canvas.height)
@@ -598,7 +596,7 @@ public struct PaperArtefacts: Sendable {
 
     /// A near-black band with a soft edge along a side that has room beside the writing; false
     /// when none has.
-    fileprivate func margin(on canvas: inout ArtefactCanvas, writing: [PaperBox], rng: inout SplitMix64) -> Bool {
+    fileprivate func margin(on canvas: inout ArtefactCanvas, writing: [PixelRect], rng: inout SplitMix64) -> Bool {
         let width = canvas.width, height = canvas.height
         let u = Self.union(writing)
         let first = Int(rng.next() % 4)
@@ -613,10 +611,10 @@ public struct PaperArtefacts: Sendable {
             let across = Float(side < 2 ? width : height), along = Float(side < 2 ? height : width)
             let room: Float
             switch side {
-            case 0: room = Float(u?.x0 ?? width)
-            case 1: room = Float(width - (u?.x1 ?? 0))
-            case 2: room = Float(u?.y0 ?? height)
-            default: room = Float(height - (u?.y1 ?? 0))
+            case 0: room = Float(u?.x ?? width)
+            case 1: room = Float(width - (u?.maxX ?? 0))
+            case 2: room = Float(u?.y ?? height)
+            default: room = Float(height - (u?.maxY ?? 0))
             }
             let soft = 1 + 0.015 * across
             let most = room - soft / 2 - 2 - abs(slant) * along / 2

@@ -1,29 +1,5 @@
 import Foundation
 
-/// A rectangle of pixels, half-open: columns `x0..<x1`, rows `y0..<y1`, origin at the top left,
-/// y growing downward. Written `x0,y0,x1,y1`.
-public struct PaperBox: Equatable, Hashable, Sendable, CustomStringConvertible {
-    public var x0: Int
-    public var y0: Int
-    public var x1: Int
-    public var y1: Int
-
-    public init(x0: Int, y0: Int, x1: Int, y1: Int) {
-        self.x0 = x0
-        self.y0 = y0
-        self.x1 = x1
-        self.y1 = y1
-    }
-
-    public var width: Int { max(0, x1 - x0) }
-    public var height: Int { max(0, y1 - y0) }
-    public var isEmpty: Bool { width == 0 || height == 0 }
-
-    public func contains(x: Int, y: Int) -> Bool { x >= x0 && x < x1 && y >= y0 && y < y1 }
-
-    public var description: String { "\(x0),\(y0),\(x1),\(y1)" }
-}
-
 /// The random values one rendering drew, for messages and for tests that need to know what was
 /// applied. Tones and colours are reflectances 0…1 (0 black, 1 white), on the output's scale.
 public struct PaperEffects: Equatable, Sendable {
@@ -89,7 +65,7 @@ public struct PaperImage: Equatable, Sendable {
     /// One box per digit of the drawing, left to right in the order of the digit indices given to
     /// the renderer: every pixel the pen touched (before blur) lies in its digit's box, and the
     /// box is at most about a pixel larger than that ink. Clipped to the image.
-    public var digitBoxes: [PaperBox]
+    public var digitBoxes: [PixelRect]
     /// The drawing's label ("2026"), when it had one.
     public var label: String?
     /// Marks written after the number as amounts have them (".", ",", "=", "-", "/-";
@@ -101,7 +77,7 @@ public struct PaperImage: Equatable, Sendable {
     public var inkMask: [UInt8]?
     public var effects: PaperEffects
 
-    public init(width: Int, height: Int, gray: [UInt8], rgb: [UInt8]? = nil, digitBoxes: [PaperBox], label: String? = nil,
+    public init(width: Int, height: Int, gray: [UInt8], rgb: [UInt8]? = nil, digitBoxes: [PixelRect], label: String? = nil,
                 inkMask: [UInt8]? = nil, effects: PaperEffects = PaperEffects(), marks: String? = nil) {
         self.width = width
         self.height = height
@@ -127,18 +103,18 @@ public struct PaperImage: Equatable, Sendable {
         out.rgb = rgb.map { rows($0, 3) }
         out.inkMask = inkMask.map { rows($0, 1) }
         out.digitBoxes = digitBoxes.map { b in
-            let x0 = min(max(b.x0, c.lowerBound), c.upperBound) - c.lowerBound
-            let x1 = max(min(b.x1, c.upperBound), c.lowerBound) - c.lowerBound
-            return PaperBox(x0: x0, y0: b.y0, x1: max(x0, x1), y1: b.y1)
+            let x0 = min(max(b.x, c.lowerBound), c.upperBound) - c.lowerBound
+            let x1 = max(min(b.maxX, c.upperBound), c.lowerBound) - c.lowerBound
+            return PixelRect(x0: x0, y0: b.y, x1: max(x0, x1), y1: b.maxY)
         }
         return out
     }
 
     /// The rectangle `box` of the image (clipped to it), as if the photo had been framed there:
     /// the digit boxes clipped to it and shifted, a box outside it empty at the nearer corner.
-    public func cropped(to box: PaperBox) -> PaperImage {
-        let x0 = min(max(box.x0, 0), width), x1 = min(max(box.x1, x0), width)
-        let y0 = min(max(box.y0, 0), height), y1 = min(max(box.y1, y0), height)
+    public func cropped(to box: PixelRect) -> PaperImage {
+        let x0 = min(max(box.x, 0), width), x1 = min(max(box.maxX, x0), width)
+        let y0 = min(max(box.y, 0), height), y1 = min(max(box.maxY, y0), height)
         func rows(_ bytes: [UInt8], _ channels: Int) -> [UInt8] {
             (y0..<y1).flatMap { y in bytes[((y * width + x0) * channels)..<((y * width + x1) * channels)] }
         }
@@ -149,9 +125,9 @@ public struct PaperImage: Equatable, Sendable {
         out.rgb = rgb.map { rows($0, 3) }
         out.inkMask = inkMask.map { rows($0, 1) }
         out.digitBoxes = digitBoxes.map { b in
-            let bx0 = min(max(b.x0, x0), x1) - x0, by0 = min(max(b.y0, y0), y1) - y0
-            let bx1 = max(min(b.x1, x1), x0) - x0, by1 = max(min(b.y1, y1), y0) - y0
-            return PaperBox(x0: bx0, y0: by0, x1: max(bx0, bx1), y1: max(by0, by1))
+            let bx0 = min(max(b.x, x0), x1) - x0, by0 = min(max(b.y, y0), y1) - y0
+            let bx1 = max(min(b.maxX, x1), x0) - x0, by1 = max(min(b.maxY, y1), y0) - y0
+            return PixelRect(x0: bx0, y0: by0, x1: max(bx0, bx1), y1: max(by0, by1))
         }
         return out
     }
@@ -188,18 +164,18 @@ public enum PaperFormat: String, CaseIterable, Sendable {
 
 /// The label file of a set of paper images: one line per image,
 /// `FILE<TAB>LABEL<TAB>x0,y0,x1,y1;x0,y0,x1,y1;…` with the digit boxes left to right
-/// (`PaperBox`, half-open pixel ranges), and a fourth field `<TAB>MARKS` only for an image with
+/// (`PixelRect`, half-open pixel ranges), and a fourth field `<TAB>MARKS` only for an image with
 /// marks after its number (`PaperImage.marks`: "/-"), which are not part of LABEL. FILE is
 /// relative to the label file's folder.
 public enum PaperLabels {
     public struct Entry: Equatable, Sendable {
         public var file: String
         public var label: String
-        public var boxes: [PaperBox]
+        public var boxes: [PixelRect]
         /// `PaperImage.marks`; nil (no fourth field) when there are none.
         public var marks: String?
 
-        public init(file: String, label: String, boxes: [PaperBox], marks: String? = nil) {
+        public init(file: String, label: String, boxes: [PixelRect], marks: String? = nil) {
             self.file = file
             self.label = label
             self.boxes = boxes
@@ -209,7 +185,7 @@ public enum PaperLabels {
 
     /// One line, without the line break.
     public static func line(_ entry: Entry) -> String {
-        let fields = entry.file + "\t" + entry.label + "\t" + entry.boxes.map(\.description).joined(separator: ";")
+        let fields = entry.file + "\t" + entry.label + "\t" + entry.boxes.map { "\($0.x),\($0.y),\($0.maxX),\($0.maxY)" }.joined(separator: ";")
         guard let marks = entry.marks, !marks.isEmpty else { return fields }
         return fields + "\t" + marks
     }
@@ -225,13 +201,13 @@ public enum PaperLabels {
                 throw DigitError(.format, file: file, at: "line \(index + 1)",
                                  "expected FILE<TAB>LABEL<TAB>BOXES[<TAB>MARKS], found \(fields.count) tab-separated fields")
             }
-            var boxes: [PaperBox] = []
+            var boxes: [PixelRect] = []
             for part in fields[2].split(separator: ";") {
                 let v = part.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
                 guard v.count == 4, let x0 = v[0], let y0 = v[1], let x1 = v[2], let y1 = v[3] else {
                     throw DigitError(.format, file: file, at: "line \(index + 1)", "expected a box x0,y0,x1,y1, found '\(part)'")
                 }
-                boxes.append(PaperBox(x0: x0, y0: y0, x1: x1, y1: y1))
+                boxes.append(PixelRect(x0: x0, y0: y0, x1: x1, y1: y1))
             }
             let marks = fields.count == 4 && !fields[3].isEmpty ? String(fields[3]) : nil
             entries.append(Entry(file: String(fields[0]), label: String(fields[1]), boxes: boxes, marks: marks))

@@ -55,7 +55,7 @@ public struct PaperPartSamples: SampleSource {
             let page = Page(decoded).reduced(toSide: PageOptions().workingSide)
             let map = InkMap(page)
             guard let line = InkComponents(map).line() else { continue }
-            let truth = photo.digitBoxes.map { InkBox(x0: Float($0.x0), y0: Float($0.y0), x1: Float($0.x1), y1: Float($0.y1)) }
+            let truth = photo.digitBoxes.map { InkBox(x0: Float($0.x), y0: Float($0.y), x1: Float($0.maxX), y1: Float($0.maxY)) }
             let digitValues = (number.drawing.label ?? "").compactMap(\.wholeNumberValue)
             guard digitValues.count == truth.count else { continue }
             for (i, ends) in line.candidates.enumerated() {

@@ -185,13 +185,13 @@ public struct PaperRenderer: Sendable, Equatable {
         // A pixel gets ink when its centre is less than r + 0.5 from the pen's path, so its column
         // x satisfies minX - r - 1 < x < maxX + r: x0 = ceil(minX - r) - 1, x1 = floor(maxX + r) + 1.
         // The 0.01 absorbs float rounding at the edge; the box is at most about a pixel too large.
-        let boxes = extents.map { e -> PaperBox in
-            guard let e else { return PaperBox(x0: 0, y0: 0, x1: 0, y1: 0) }
+        let boxes = extents.map { e -> PixelRect in
+            guard let e else { return PixelRect(x0: 0, y0: 0, x1: 0, y1: 0) }
             let x0 = min(width, max(0, Int((e.0 - 0.01).rounded(.up)) - 1))
             let y0 = min(height, max(0, Int((e.1 - 0.01).rounded(.up)) - 1))
             let x1 = max(x0, min(width, Int((e.2 + 0.01).rounded(.down)) + 1))
             let y1 = max(y0, min(height, Int((e.3 + 0.01).rounded(.down)) + 1))
-            return PaperBox(x0: x0, y0: y0, x1: x1, y1: y1)
+            return PixelRect(x0: x0, y0: y0, x1: x1, y1: y1)
         }
 
         let planes = shade(ink: ink, layout: layout, rng: &rng, effects: &effects)
@@ -227,9 +227,9 @@ public struct PaperRenderer: Sendable, Equatable {
         for left in [fromLeft, !fromLeft] {
             let (digit, neighbour) = left ? (boxes[0], boxes[1]) : (boxes[boxes.count - 1], boxes[boxes.count - 2])
             let share = left ? 1 - kept : kept
-            let x = digit.x0 + Int((Float(digit.width) * share).rounded())
-            if left, x > digit.x0, x < neighbour.x0 { return image.cropped(columns: x..<image.width) }
-            if !left, x < digit.x1, x > neighbour.x1 { return image.cropped(columns: 0..<x) }
+            let x = digit.x + Int((Float(digit.width) * share).rounded())
+            if left, x > digit.x, x < neighbour.x { return image.cropped(columns: x..<image.width) }
+            if !left, x < digit.maxX, x > neighbour.maxX { return image.cropped(columns: 0..<x) }
         }
         return nil
     }

@@ -1,4 +1,5 @@
 import DigitApp
+import DigitKit
 
 /// A mark over the canvas: the box around one digit's ink and its answer just above it.
 public struct OverlayMark: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import DigitApp
+import DigitKit
 
 extension PadController {
     /// Brings `surface` up to date with the controller's state, redrawing only what changed

@@ -1,4 +1,5 @@
 import DigitApp
+import DigitKit
 import Foundation
 
 /// DigitPad's colours: a dark, quiet frame around the black canvas, so the white ink (what

@@ -1,4 +1,5 @@
 import DigitApp
+import DigitKit
 
 /// The panel: the answer (one digit, or the number), the 28×28 input and the probabilities of
 /// the digit in focus (under the mouse, else the last).

@@ -1,4 +1,5 @@
 import DigitApp
+import DigitKit
 
 /// DigitPad's behaviour without SDL: turns input events into changes of the drawing, the
 /// hovered and pressed buttons, the digit in focus and the status line, and into effects

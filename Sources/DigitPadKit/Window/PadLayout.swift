@@ -1,4 +1,5 @@
 import DigitApp
+import DigitKit
 /// The buttons of the panel, in the order shown.
 public enum PadButton: String, CaseIterable, Sendable {
     case clear, undo, save, open, adapt

@@ -16,7 +16,7 @@ final class PadFiles {
     /// An image file (PNG, JPEG, PGM, PPM; by its first bytes) decoded for the canvas, at most
     /// the size the reader works at. Throws the decoder's one-line error.
     static func loadImage(_ path: String) throws -> PadImage {
-        PadImage(path: path, image: try ImageDecoder.read(path: path, maxSide: PageOptions().workingSide))
+        PadImage(path: path, image: try ImageDecoder.read(path: path, maxSide: ImageOptions().workingSide))
     }
 
     private let openFile: String?

@@ -127,7 +127,7 @@ final class RecognitionWorker: @unchecked Sendable {
                 let (reading, r) = recognizer.readAsOneDigit(drawing)
                 return (.success(reading), r)
             case let .image(path):
-                var page = PageOptions()
+                var page = ImageOptions()
                 page.reader.maxDigits = single ? 1 : options.maxDigits
                 return (.success(try recognizer.read(imageAt: path, options: page)), nil)
             }

@@ -56,10 +56,10 @@ final class InkComponentsTests: XCTestCase {
     }
 
     /// Gray paper (190) with dark strokes (40), or the inverse.
-    static func page(width w: Int, height h: Int, strokes: [(x0: Int, y0: Int, x1: Int, y1: Int)], inverted: Bool = false) -> Page {
+    static func page(width w: Int, height h: Int, strokes: [(x0: Int, y0: Int, x1: Int, y1: Int)], inverted: Bool = false) -> FloatImage {
         var v = [Float](repeating: inverted ? 50 : 190, count: w * h)
         for s in strokes { for y in s.y0...s.y1 { for x in s.x0...s.x1 { v[y * w + x] = inverted ? 220 : 40 } } }
-        return Page(width: w, height: h, values: v)
+        return FloatImage(width: w, height: h, values: v)
     }
 
     func testInkMap_FindsThePolarityThePenWidthAndTheInk() {
@@ -83,7 +83,7 @@ final class InkComponentsTests: XCTestCase {
         var v = (0..<(w * h)).map { _ in Float(Int(rng.uniform(202, 209))) }
         for y in 0..<h { for x in 0..<30 { v[y * w + x] = 20 } }
         for y in 80..<110 { for x in 70..<72 { v[y * w + x] = 175 } }
-        let page = Page(width: w, height: h, values: v)
+        let page = FloatImage(width: w, height: h, values: v)
         XCTAssertEqual(page.paperColumns, 30..<120)
         XCTAssertFalse(InkMap(page).lightInk)
         // Without a margin every column is paper.
@@ -92,7 +92,7 @@ final class InkComponentsTests: XCTestCase {
 
     /// A ring (an elliptic band `pen` pixels wide, a tenth of the height or more from the edges) on
     /// gray paper, or the inverse.
-    static func ring(width w: Int, height h: Int, pen: Float, inverted: Bool = false) -> (page: Page, isInk: [Bool]) {
+    static func ring(width w: Int, height h: Int, pen: Float, inverted: Bool = false) -> (page: FloatImage, isInk: [Bool]) {
         var v = [Float](repeating: inverted ? 50 : 190, count: w * h), isInk = [Bool](repeating: false, count: w * h)
         let cx = Float(w) / 2, cy = Float(h) / 2, rx = 0.38 * Float(w) - pen / 2, ry = 0.4 * Float(h) - pen / 2
         for y in 0..<h {
@@ -103,7 +103,7 @@ final class InkComponentsTests: XCTestCase {
                 if abs(r - 1) * min(rx, ry) < pen / 2 { v[y * w + x] = inverted ? 220 : 40; isInk[y * w + x] = true }
             }
         }
-        return (Page(width: w, height: h, values: v), isInk)
+        return (FloatImage(width: w, height: h, values: v), isInk)
     }
 
     func testInkMap_ABroadPenOnASmallCropIsInkAllAcross() {
@@ -162,7 +162,7 @@ final class InkComponentsTests: XCTestCase {
                 if abs(r - 1) * min(rx, ry) < 2 { v[y * w + x] = 40 }
             }
         }
-        let found = InkComponents(InkMap(Page(width: w, height: h, values: v)))
+        let found = InkComponents(InkMap(FloatImage(width: w, height: h, values: v)))
         let line = try XCTUnwrap(found.line())
         XCTAssertGreaterThan(line.pieces.count, 6, "the seams cut the ring into 7 or more pieces")
         XCTAssertLessThanOrEqual(line.pieces.count, InkLine.maxPiecesPerDigit)

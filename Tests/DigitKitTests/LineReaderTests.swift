@@ -161,7 +161,7 @@ final class LineReaderTests: XCTestCase {
             ("died_K2710_0114a-DM_row_id_2.Jpg", (96, 174, 118, 197)),
         ]
         for c in cases {
-            let image = try ImageDecoder.read(path: folder.appendingPathComponent(c.file).path, maxSide: PageOptions().workingSide)
+            let image = try ImageDecoder.read(path: folder.appendingPathComponent(c.file).path, maxSide: ImageOptions().workingSide)
             let strip = LineImage(image: image)
             XCTAssertFalse(strip.isEmpty, c.file)
             let x0 = strip.originX, x1 = strip.originX + Float(strip.width) * strip.scale
@@ -255,7 +255,7 @@ final class LineReaderTests: XCTestCase {
     func testPaperReader_ReadsTheNextBandWhenTheLineHoldsOnlyAMark() throws {
         guard let folder = TestPaths.requireParishValidation() else { return }
         let path = folder.appendingPathComponent("died_K2845_0278a-DK_row_id_3.Jpg").path
-        let image = try ImageDecoder.read(path: path, maxSide: PageOptions().workingSide)
+        let image = try ImageDecoder.read(path: path, maxSide: ImageOptions().workingSide)
         let (lines, others) = LineImage.linesAndOthers(image: image)
         let reader = try LineReader(weightsPath: TestPaths.paperWeights.path)
         XCTAssertEqual(lines.count, 1)
@@ -291,7 +291,7 @@ final class LineReaderTests: XCTestCase {
         XCTAssertEqual(reading.lineStarts, [])
         // A 9 beside the number, above and to its right, shares none of its columns: not a line
         // of the same note (a letter of a register's next column stands so). The cutting reader
-        // (--cuts) reads it as a second line: PageReaderTests.
+        // (--cuts) reads it as a second line: ImageReaderTests.
         let nine = try photo("paper/paper-0001.jpg")
         let beside = try recognizer.read(image: stacked(nine, number))
         XCTAssertEqual(beside.lineStarts, [], beside.summary)
@@ -307,7 +307,7 @@ final class LineReaderTests: XCTestCase {
         XCTAssertEqual(reading.text, "535?", reading.summary)
         XCTAssertEqual(reading.digits.map(\.isCutByFrame), [false, false, false, true])
         XCTAssertTrue(reading.summary.contains("cut by the image's edge"), reading.summary)
-        var options = PageOptions()
+        var options = ImageOptions()
         options.marksCutDigits = false
         XCTAssertEqual(try shippedRecognizer().read(image: framed, options: options).digits.map(\.isCutByFrame), [false, false, false, false])
         // Boxes stay inside the image.

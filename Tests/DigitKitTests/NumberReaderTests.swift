@@ -290,8 +290,8 @@ final class NumberReaderTests: XCTestCase {
         }
         // One line, and a 5 whose hat is lifted clear of its body, stay one line.
         XCTAssertEqual(Segmentation.lines(top.drawing).count, 1)
-        XCTAssertEqual(Segmentation.lines(try PageReaderTests.fiveWithLoneHat()).count, 1)
-        XCTAssertEqual(try TestRecognizers.shipped().read(try PageReaderTests.fiveWithLoneHat()).text, "5")
+        XCTAssertEqual(Segmentation.lines(try ImageReaderTests.fiveWithLoneHat()).count, 1)
+        XCTAssertEqual(try TestRecognizers.shipped().read(try ImageReaderTests.fiveWithLoneHat()).text, "5")
         // Lines closer than 0.3 of a line's height are one.
         composer.lineGap = 0.1
         XCTAssertEqual(Segmentation.lines(composer.stacked([top, bottom]).drawing).count, 1)

@@ -301,7 +301,7 @@ extension NumberEvaluationReport {
     /// Reads every labelled image (path, label) as a page with `options`, and counts it; `each`
     /// sees every reading with its image; an image that cannot be read is counted in `errors`.
     public static func evaluate(images: [(path: String, label: String)], recognizer: DigitRecognizer,
-                                options: PageOptions = .init(),
+                                options: ImageOptions = .init(),
                                 each: (((path: String, label: String), NumberReading) -> Void)? = nil) -> NumberEvaluationReport {
         var report = NumberEvaluationReport()
         report.threshold = recognizer.threshold

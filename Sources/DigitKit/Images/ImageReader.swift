@@ -1,7 +1,7 @@
 import Foundation
 
 /// How photos and scans are prepared for reading.
-public struct PageOptions: Sendable, Equatable {
+public struct ImageOptions: Sendable, Equatable {
     /// Images larger than this on their long side are reduced (by whole factors) before the ink is
     /// looked for; a JPEG is decoded at a reduced scale directly (`ImageDecoder`'s `maxSide`).
     public var workingSide = 1200
@@ -28,9 +28,13 @@ public struct PageOptions: Sendable, Equatable {
     public init() {}
 }
 
+/// The name of `ImageOptions` until 0.2 (the reader of images was the "page" reader).
+@available(*, deprecated, renamed: "ImageOptions")
+public typealias PageOptions = ImageOptions
+
 extension DigitRecognizer {
     /// Reads the digits in an image file (PNG, JPEG, PGM/PPM): boxes in the file's pixels.
-    public func read(imageAt path: String, options: PageOptions = .init()) throws -> NumberReading {
+    public func read(imageAt path: String, options: ImageOptions = .init()) throws -> NumberReading {
         let image = try ImageDecoder.read(path: path, maxSide: options.workingSide)
         do { return try read(image: image, options: options) } catch let e as DigitError { throw e.inFile(path) }
     }
@@ -50,8 +54,8 @@ extension DigitRecognizer {
     /// candidate search as drawings (`read(_:)`).
     /// Each candidate keeps its anti-aliased gray levels, is fitted in 20×20 keeping its aspect
     /// and centred by mass in 28×28.
-    public func read(image: DecodedImage, options: PageOptions = .init()) throws -> NumberReading {
-        let page = Page(image)
+    public func read(image: DecodedImage, options: ImageOptions = .init()) throws -> NumberReading {
+        let page = FloatImage(image)
         let lineReader = options.readsLinesWhole && options.reader.maxDigits != 1 ? try paperReader() : nil
         // The paper model reads small crops of numbers (30-60 pixels tall) as lines; only an
         // image of MNIST's size is then one digit.
@@ -97,7 +101,7 @@ extension DigitRecognizer {
 
     /// One line of the page read: cut along seams, then (`followsStrokes`) each wide component cut
     /// into its strokes where that reads better; boxes scaled by `toImage` to the image's pixels.
-    private func read(line: InkLine, found: InkComponents, map: InkMap, toImage: Float, options: PageOptions) throws -> NumberReading {
+    private func read(line: InkLine, found: InkComponents, map: InkMap, toImage: Float, options: ImageOptions) throws -> NumberReading {
         let reader = options.reader
         // Components cut along seams; then, left to right, each wide one cut into its strokes
         // instead where that reads better; where the two cuts read differently, the digits of
@@ -145,7 +149,7 @@ extension DigitRecognizer {
     /// weighs their core boxes; the digits are given their full boxes after: the `strokes` of a
     /// digit carry its run of pieces until then).
     /// The probabilities of runs that `scored` holds are not computed again.
-    private func read(_ line: InkLine, ink: Page, options: NumberReaderOptions, scored: ScoredRuns) throws -> (reading: NumberReading, full: [Range<Int>: InkBox]) {
+    private func read(_ line: InkLine, ink: FloatImage, options: NumberReaderOptions, scored: ScoredRuns) throws -> (reading: NumberReading, full: [Range<Int>: InkBox]) {
         let candidates = options.maxDigits == 1 ? line.allAsOne : line.candidates
         var full: [Range<Int>: InkBox] = [:]
         let reading = try read(pieces: line.pieces.count, candidates: candidates, lineHeight: line.height,
@@ -162,7 +166,7 @@ extension DigitRecognizer {
     /// A pre-cropped digit. The ground is the median of the border (its polarity from the border's
     /// level) and is subtracted; 28×28 images then go to the network as they are (an MNIST image,
     /// black ground, keeps its values exactly), other sizes are fitted and centred as MNIST was.
-    private func readSingle(_ page: Page) -> NumberReading {
+    private func readSingle(_ page: FloatImage) -> NumberReading {
         let lightInk = page.borderIsDark
         var border: [Float] = []
         for x in 0..<page.width { border += [page.values[x], page.values[(page.height - 1) * page.width + x]] }

@@ -17,7 +17,7 @@ struct InkComponents {
         var midY: Float { Float(y0 + y1) / 2 }
     }
 
-    let page: Page
+    let page: FloatImage
     /// Per pixel: the index of its component + 1, or 0.
     var labels: [Int32]
     var components: [Component] = []

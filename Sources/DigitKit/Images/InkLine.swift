@@ -119,7 +119,7 @@ struct InkLine {
 
     /// The run's ink (its pieces' pixels, with the one-pixel fringe of anti-aliasing around them
     /// that fell below the threshold), fitted and centred as MNIST was.
-    func render(_ run: Range<Int>, ink: Page, into out: UnsafeMutableBufferPointer<Float>) {
+    func render(_ run: Range<Int>, ink: FloatImage, into out: UnsafeMutableBufferPointer<Float>) {
         let b = box(run)
         let margin = 1
         let x0 = max(0, Int(b.x0) - margin), y0 = max(0, Int(b.y0) - margin)
@@ -140,7 +140,7 @@ struct InkLine {
                 }
             }
         }
-        var crop = Page(width: w, height: h, values: [Float](repeating: 0, count: w * h))
+        var crop = FloatImage(width: w, height: h, values: [Float](repeating: 0, count: w * h))
         for y in 0..<h {
             for x in 0..<w where mark[y * w + x] != 0 { crop.values[y * w + x] = ink.values[(y + y0) * ink.width + x + x0] }
         }

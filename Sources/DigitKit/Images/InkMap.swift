@@ -1,7 +1,7 @@
 import Foundation
 
 /// A gray image as floats, 0 = black … 255 = white, with the factor from its pixels to the stored image's.
-struct Page {
+struct FloatImage {
     var width: Int, height: Int
     var values: [Float]
     /// Working pixels → decoded pixels.
@@ -22,7 +22,7 @@ struct Page {
     }
 
     /// Averages blocks of `k`×`k` pixels so the long side is at most `side`.
-    func reduced(toSide side: Int) -> Page {
+    func reduced(toSide side: Int) -> FloatImage {
         let k = max(1, (max(width, height) + side - 1) / side)
         guard k > 1, width >= k, height >= k else { return self }
         let w = width / k, h = height / k
@@ -36,11 +36,11 @@ struct Page {
                 }
             }
         }
-        return Page(width: w, height: h, values: out, factor: factor * k, scale: scale)
+        return FloatImage(width: w, height: h, values: out, factor: factor * k, scale: scale)
     }
 
     /// The same page with other values.
-    func with(_ values: [Float]) -> Page { Page(width: width, height: height, values: values, factor: factor, scale: scale) }
+    func with(_ values: [Float]) -> FloatImage { FloatImage(width: width, height: height, values: values, factor: factor, scale: scale) }
 
     /// The columns of paper: the widest run of columns whose mean is at least 0.35 of the median
     /// column's, the whole width when that run is narrower than a quarter of it. A scanner's black
@@ -69,7 +69,7 @@ struct Page {
 
     /// The image as ink in 0…1 (1 = full ink), the polarity taken from the border: a dark border
     /// means light ink on a dark ground (MNIST), a light one dark ink on paper.
-    func polarized() -> Page {
+    func polarized() -> FloatImage {
         let lightInk = borderIsDark
         return with(values.map { lightInk ? $0 / 255 : (255 - $0) / 255 })
     }
@@ -100,17 +100,17 @@ struct Page {
 /// 4. **Ink.** Background minus page, at the page's full resolution and anti-aliasing.
 struct InkMap {
     /// Ink strength, 0 = background.
-    var ink: Page
+    var ink: FloatImage
     /// Light ink on a dark ground.
     var lightInk: Bool
     /// The pen's width in working pixels (at least 1).
     var strokeWidth: Float
     /// The side of the closing's square.
     var window: Int
-    /// The page's columns of paper (`Page.paperColumns`: all but a black scanner margin).
+    /// The page's columns of paper (`FloatImage.paperColumns`: all but a black scanner margin).
     var paperColumns: Range<Int>
 
-    init(_ page: Page) {
+    init(_ page: FloatImage) {
         let w = page.width, h = page.height
         let block = max(8, max(w, h) / 16)
         paperColumns = page.paperColumns
@@ -136,7 +136,7 @@ struct InkMap {
 
     /// The polarity and the pen's width from the ink's departures from the page's level (the
     /// median of blocks `block` pixels across, interpolated); steps 1 and 2 above.
-    private static func departures(_ page: Page, block: Int, paper: Range<Int>) -> (lightInk: Bool, strokeWidth: Float) {
+    private static func departures(_ page: FloatImage, block: Int, paper: Range<Int>) -> (lightInk: Bool, strokeWidth: Float) {
         let w = page.width, h = page.height
         let level = Morphology.blockQuantile(page.values, width: w, height: h, block: block, q: 0.5)
         var residual = [Float](repeating: 0, count: w * h)
@@ -168,7 +168,7 @@ struct InkMap {
     /// The polarity and the pen's width for a broad pen: Otsu's threshold splits the page in two,
     /// and the paper is the side the border is on; nil when 5% of the border or more is on the
     /// other side (a shadow or the edge of the sheet crosses it).
-    private static func split(_ page: Page) -> (lightInk: Bool, strokeWidth: Float)? {
+    private static func split(_ page: FloatImage) -> (lightInk: Bool, strokeWidth: Float)? {
         let t = Morphology.otsu(page.values)
         var below = 0, n = 0
         for x in 0..<page.width { for y in [0, page.height - 1] { below += page.values[y * page.width + x] < t ? 1 : 0; n += 1 } }

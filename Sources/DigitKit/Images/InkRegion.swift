@@ -4,10 +4,10 @@ import Foundation
 /// ink's box fitted into 20×20 keeping its aspect (area averaging), gray levels scaled so strong
 /// ink is 1, the centre of mass placed at (14, 14) with sub-pixel accuracy.
 struct InkRegion {
-    let ink: Page
+    let ink: FloatImage
     let box: (x0: Int, y0: Int, x1: Int, y1: Int)?
 
-    init(ink: Page, keep: Float?) {
+    init(ink: FloatImage, keep: Float?) {
         self.ink = ink
         let level = keep ?? 0.1 * (ink.values.max() ?? 0)
         var x0 = Int.max, y0 = Int.max, x1 = -1, y1 = -1

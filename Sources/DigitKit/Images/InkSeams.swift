@@ -30,7 +30,7 @@ struct InkSeams {
     /// Seams kept are at least this many line heights apart.
     static let spacing: Float = 0.12
 
-    init(component c: InkComponents.Component, page: Page, strokeWidth: Float, contrast: Float, lineHeight h: Float) {
+    init(component c: InkComponents.Component, page: FloatImage, strokeWidth: Float, contrast: Float, lineHeight h: Float) {
         guard Float(c.width) >= 0.45 * h, c.width >= 6, c.height >= 4, contrast > 0 else { return }
         let u = max(1, Int(h / Self.cellsPerLine))
         let w = c.width, ht = c.height

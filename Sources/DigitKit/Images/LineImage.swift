@@ -53,11 +53,11 @@ public struct LineImage: Sendable {
 
     /// The strip of `image`'s line of writing (`workingSide` bounds the resolution looked at).
     public init(image: DecodedImage, workingSide: Int = 1200) {
-        let page = Page(image).reduced(toSide: workingSide)
+        let page = FloatImage(image).reduced(toSide: workingSide)
         self.init(page: page, toImage: Float(page.factor * image.scale))
     }
 
-    init(page: Page, toImage: Float) {
+    init(page: FloatImage, toImage: Float) {
         let prepared = Prepared(page)
         guard let best = prepared.bands.max(by: { $0.score < $1.score }) else {
             self = LineImage(empty: ())
@@ -80,7 +80,7 @@ public struct LineImage: Sendable {
     /// when the lines hold nothing to read (a dash or a ditto mark in the middle of a register's
     /// cell, the number itself low in the crop).
     public static func linesAndOthers(image: DecodedImage, workingSide: Int = 1200) -> (lines: [LineImage], others: [LineImage]) {
-        let page = Page(image).reduced(toSide: workingSide)
+        let page = FloatImage(image).reduced(toSide: workingSide)
         let prepared = Prepared(page)
         let toImage = Float(page.factor * image.scale)
         guard let best = prepared.bands.max(by: { $0.score < $1.score }) else { return ([], []) }
@@ -105,7 +105,7 @@ public struct LineImage: Sendable {
         var width: Int, height: Int
         var bands: [Band]
 
-        init(_ page: Page) {
+        init(_ page: FloatImage) {
             let map = InkMap(page)
             let w = page.width, h = page.height
             var ink = map.ink.values

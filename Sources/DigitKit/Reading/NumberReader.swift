@@ -132,7 +132,7 @@ public struct NumberReaderOptions: Sendable, Equatable {
     public var expected: String?
     public init() {}
 
-    /// The options for digits on paper (`PageOptions.reader`), which differ from a drawing's in two:
+    /// The options for digits on paper (`ImageOptions.reader`), which differ from a drawing's in two:
     /// - no `overlapPenalty`: on paper, digits written close together overlap as boxes without
     ///   sharing a stroke, and digits cut apart along a slanted seam share columns, so overlap is
     ///   no sign of a wrong reading (on the development pictures the drawing's penalty of 3 cost

@@ -52,7 +52,7 @@ public struct PaperPartSamples: SampleSource {
             let number = composer.compose((0..<length).map { _ in pool[Int(rng.next() % UInt64(pool.count))] }, rng: &rng)
             guard let photo = try? renderer.render(number, rng: &rng),
                   let decoded = try? Self.decode(photo) else { continue }
-            let page = Page(decoded).reduced(toSide: PageOptions().workingSide)
+            let page = FloatImage(decoded).reduced(toSide: ImageOptions().workingSide)
             let map = InkMap(page)
             guard let line = InkComponents(map).line() else { continue }
             let truth = photo.digitBoxes.map { InkBox(x0: Float($0.x), y0: Float($0.y), x1: Float($0.maxX), y1: Float($0.maxY)) }

@@ -253,7 +253,7 @@ extension LineCalibration {
         let recognizer = try DigitRecognizer(weightsPath: digitWeights)
         let images = try entries.map { e -> DecodedImage in
             let path = (folder as NSString).appendingPathComponent(e.file)
-            do { return try ImageDecoder.read(path: path, maxSide: PageOptions().workingSide) } catch let error as DigitError { throw error.inFile(path) }
+            do { return try ImageDecoder.read(path: path, maxSide: ImageOptions().workingSide) } catch let error as DigitError { throw error.inFile(path) }
         }
         var t = start
         while true {

@@ -104,7 +104,7 @@ struct EvalCommand: CLICommand {
         }
         if single { reading.maxDigits = 1 }
         if args.flag("--ignore-not-a-digit") { reading.usesNotADigit = false }
-        var page = PageOptions()
+        var page = ImageOptions()
         if let text = try args.option("--not-a-digit-cost") {
             let cost: Float?
             if text == "off" { cost = nil } else {
@@ -219,7 +219,7 @@ struct EvalCommand: CLICommand {
     /// Images with labels (`labels.csv` or `labels.tsv`): single digits (every label one digit) give the
     /// accuracy report of drawings, each image read as one digit; numbers the number report.
     static func evaluateImages(_ images: [(String, String?)], recognizer: DigitRecognizer, numbers: Bool,
-                               page: PageOptions, json: Bool, predictions: String?, source: String,
+                               page: ImageOptions, json: Bool, predictions: String?, source: String,
                                temperature: Float) throws -> Int32 {
         let labelled = images.compactMap { image in image.1.map { (path: image.0, label: $0) } }
         guard !labelled.isEmpty else {

@@ -42,7 +42,7 @@ struct RasterizeCommand: CLICommand {
         let weights = try args.option("--weights")
         let overrides = try RasterOverrides(&args)
         let paper = try PaperOverrides(&args)
-        var page = PageOptions()
+        var page = ImageOptions()
         let inputs = try args.positionals()
         guard inputs.count == 1, let input = inputs.first else {
             throw DigitError(.usage, "expected exactly one input (a file, a directory or -), got \(inputs.count)")
@@ -182,7 +182,7 @@ struct PaperOverrides {
     }
 
     /// Sets the recognizer's line model and the page options.
-    func apply(to recognizer: DigitRecognizer, page: inout PageOptions) throws {
+    func apply(to recognizer: DigitRecognizer, page: inout ImageOptions) throws {
         if let weights { recognizer.lineReader = try LineReader(weightsPath: weights, threshold: recognizer.threshold) }
         if cuts { page.readsLinesWhole = false }
     }

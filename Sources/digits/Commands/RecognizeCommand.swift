@@ -84,7 +84,7 @@ struct RecognizeCommand: CLICommand {
         // the problems' codes (1 for a bad drawing or file, 3 for one that could not be read).
         var status = ExitCode.ok
         var out = ""
-        var page = PageOptions()
+        var page = ImageOptions()
         page.reader.maxDigits = single ? 1 : reading.maxDigits
         try paper.apply(to: recognizer, page: &page)
         func emit(_ source: String, _ index: Int, _ label: String?, _ answer: String) {

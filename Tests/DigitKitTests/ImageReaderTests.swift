@@ -6,7 +6,7 @@ import XCTest
 /// Reading photos and scans end to end with the shipped model: a 5 whose hat is a separate
 /// piece of ink, touching digits, digits that cross, a shadowed page, light ink on a board, small pre-cropped
 /// digits of either polarity, and `maxDigits` 1 on an image.
-final class PageReaderTests: XCTestCase {
+final class ImageReaderTests: XCTestCase {
     /// The cutting reader (`--cuts`): digits cut apart along seams and strokes, each read by the
     /// digit network. The tests of its cuts, its frame marks and its lines use it: the line
     /// reader's are in LineReaderTests.
@@ -59,7 +59,7 @@ final class PageReaderTests: XCTestCase {
         var rng = SplitMix64(seed: 1)
         let image = try Self.decoded(try Self.clean().render(five, rng: &rng))
         // The hat and the body are two pieces of ink…
-        let found = InkComponents(InkMap(Page(image)))
+        let found = InkComponents(InkMap(FloatImage(image)))
         XCTAssertEqual(found.writing().components.count, 2)
         // …read as one 5, with one box around both.
         let reading = try TestRecognizers.shipped().read(image: image)
@@ -75,7 +75,7 @@ final class PageReaderTests: XCTestCase {
         var rng = SplitMix64(seed: 2)
         let paper = try Self.clean().render(number, rng: &rng)
         let image = try Self.decoded(paper)
-        let found = InkComponents(InkMap(Page(image)))
+        let found = InkComponents(InkMap(FloatImage(image)))
         XCTAssertEqual(found.writing().components.count, 1, "the 4 and the 7 touch: one piece of ink")
         let line = try XCTUnwrap(found.line())
         XCTAssertGreaterThan(line.pieces.count, 1, "the component is cut along a seam")
@@ -91,13 +91,13 @@ final class PageReaderTests: XCTestCase {
     /// stem across a 4's arm): one piece of ink that no seam parts, read by following the strokes
     /// through the crossing.
     func testDigitsThatCrossAreReadByFollowingTheirStrokes() throws {
-        var seamsOnly = PageOptions()
+        var seamsOnly = ImageOptions()
         seamsOnly.followsStrokes = false
         for (a, b, variant, gap) in [(7, 0, "a", Float(-0.25)), (3, 6, "c", -0.25), (7, 4, "b", -0.35)] {
             let number = Self.number([try TestPaths.digitDrawing(a, variant), try TestPaths.digitDrawing(b, variant)], gap: gap)
             var rng = SplitMix64(seed: 2)
             let image = try Self.decoded(try Self.clean().render(number, rng: &rng))
-            XCTAssertEqual(InkComponents(InkMap(Page(image))).writing().components.count, 1, "\(a)\(b): one piece of ink")
+            XCTAssertEqual(InkComponents(InkMap(FloatImage(image))).writing().components.count, 1, "\(a)\(b): one piece of ink")
             XCTAssertEqual(try cuttingRecognizer().read(image: image).bestText, "\(a)\(b)")
             XCTAssertNotEqual(try cuttingRecognizer().read(image: image, options: seamsOnly).bestText, "\(a)\(b)", "seams alone do not part \(a)\(b)")
         }
@@ -110,7 +110,7 @@ final class PageReaderTests: XCTestCase {
         let number = Self.number([try TestPaths.digitDrawing(1), try TestPaths.digitDrawing(6)], gap: -0.05)
         var rng = SplitMix64(seed: 2)
         let image = try Self.decoded(try Self.clean().render(number, rng: &rng))
-        var seamsOnly = PageOptions()
+        var seamsOnly = ImageOptions()
         seamsOnly.followsStrokes = false
         XCTAssertEqual(try cuttingRecognizer().read(image: image, options: seamsOnly).text, "16")
         let reading = try cuttingRecognizer().read(image: image)
@@ -131,7 +131,7 @@ final class PageReaderTests: XCTestCase {
         let number = Self.number([try TestPaths.digitDrawing(3), try TestPaths.digitDrawing(8), try TestPaths.digitDrawing(1)], gap: 0.35)
         let paper = try renderer.render(number, rng: &rng)
         let image = try Self.decoded(paper)
-        let map = InkMap(Page(image))
+        let map = InkMap(FloatImage(image))
         XCTAssertFalse(map.lightInk)
         // Away from the writing the page holds no ink however dark the shadow makes the paper.
         let found = InkComponents(map)
@@ -151,7 +151,7 @@ final class PageReaderTests: XCTestCase {
             renderer.invertedShare = inverted ? 1 : 0
             var rng = SplitMix64(seed: 4)
             let image = try Self.decoded(try renderer.render(number, rng: &rng))
-            XCTAssertEqual(InkMap(Page(image)).lightInk, inverted)
+            XCTAssertEqual(InkMap(FloatImage(image)).lightInk, inverted)
             XCTAssertEqual(try TestRecognizers.shipped().read(image: image).bestText, "60", inverted ? "chalk on a board" : "ink on paper")
         }
     }
@@ -247,7 +247,7 @@ final class PageReaderTests: XCTestCase {
             XCTAssertTrue(reading.jsonLine(source: "a.png", index: 0, label: nil).contains("\"cut_by_frame\":true"))
             XCTAssertLessThan(reading.confidence, reading.threshold)
             XCTAssertEqual(reading.digits.indices.filter { $0 != cut }.map { reading.digits[$0].digit.map(String.init) ?? "?" }.joined(), rest)
-            var options = PageOptions()
+            var options = ImageOptions()
             options.marksCutDigits = false
             XCTAssertEqual(try cuttingRecognizer().read(image: image, options: options).text, rest, "without it, the rest alone")
         }
@@ -271,7 +271,7 @@ final class PageReaderTests: XCTestCase {
             XCTAssertLessThan(firstLine.map(\.box.y1).max()!, secondLine.map(\.box.y0).min()!, "the top line first")
             let json = reading.jsonLine(source: "two.png", index: 0, label: nil)
             XCTAssertEqual(json.components(separatedBy: "\"line\":1").count - 1, secondLine.count, json)
-            var one = PageOptions()
+            var one = ImageOptions()
             one.reader.maxDigits = 1
             XCTAssertEqual(try cuttingRecognizer().read(image: page, options: one).text, "?", "one digit: the main line alone, all its ink")
         }
@@ -308,7 +308,7 @@ final class PageReaderTests: XCTestCase {
                     gray[y * framed.width + x] = UInt8(Float(ground) - strength * (Float(ground) - v))
                 }
             }
-            let found = InkComponents(InkMap(Page(try Self.decoded(gray, width: framed.width, height: framed.height))))
+            let found = InkComponents(InkMap(FloatImage(try Self.decoded(gray, width: framed.width, height: framed.height))))
             XCTAssertTrue(found.components.contains { found.touchesBorder($0) }, "the slice is ink at the border")
             let line = try XCTUnwrap(found.line(cutByFrame: true))
             XCTAssertEqual(line.cutByFrame.isEmpty, !cut, "strength \(strength)")
@@ -331,7 +331,7 @@ final class PageReaderTests: XCTestCase {
     }
 
     func testPagesAreReadWithThePaperOptionsAndOnlyTheseDifferFromADrawings() {
-        XCTAssertEqual(PageOptions().reader, NumberReaderOptions.paper)
+        XCTAssertEqual(ImageOptions().reader, NumberReaderOptions.paper)
         var drawing = NumberReaderOptions.paper
         XCTAssertEqual(drawing.overlapPenalty, 0)
         XCTAssertNil(drawing.notADigitCost)
@@ -341,7 +341,7 @@ final class PageReaderTests: XCTestCase {
     }
 
     func testMaxDigitsOneReadsAllTheInkAsOneDigit() throws {
-        var options = PageOptions()
+        var options = ImageOptions()
         options.reader.maxDigits = 1
         var rng = SplitMix64(seed: 6)
         // A 5 whose hat stands apart: both pieces of ink are the one digit.

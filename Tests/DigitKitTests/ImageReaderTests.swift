@@ -205,6 +205,29 @@ final class ImageReaderTests: XCTestCase {
         }
     }
 
+    func testMarkerCloseupsThatRunOffTheFrameAreRead() throws {
+        // Phone close-ups of one digit in a broad marker (a fifth of its height) that fills the
+        // frame and runs off it: the strokes fill whole blocks of the paper's level, so only their
+        // edges depart from it, and they cross the image's border.
+        var renderer = PaperRenderer()
+        renderer.width = 320
+        renderer.height = 320
+        renderer.penWidth = 0.2...0.2
+        renderer.invertedShare = 0
+        renderer.shadowShare = 0
+        var artefacts = PaperArtefacts(kinds: [.closeup], rate: 1)
+        artefacts.closeupFill = 1.0...1.08
+        var read: [String] = []
+        for (k, digit) in [0, 2, 5, 8].enumerated() {
+            var rng = SplitMix64(seed: 40 + UInt64(k))
+            let number = NumberComposer().compose([try TestPaths.digitDrawing(digit)], rng: &rng)
+            let paper = try artefacts.render(number, with: renderer, rng: &rng)
+            XCTAssertEqual(paper.effects.artefacts, ["closeup"])
+            read.append(try TestRecognizers.shipped().read(image: try Self.decoded(paper)).text)
+        }
+        XCTAssertEqual(read, ["0", "2", "5", "8"])
+    }
+
     func testATightCropWhoseWritingReachesTheEdgesIsRead() throws {
         // A 7 and a 0 cropped so tight that both touch the image's top and bottom edges: every
         // component touches the border, and they are the writing (both polarities).

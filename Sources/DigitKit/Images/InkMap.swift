@@ -88,10 +88,16 @@ struct FloatImage {
 ///    margin's edge outweighed the writing and the page was taken for light ink).
 /// 2. **Pen width.** The pixels departing from the level by more than 6 noise deviations (away from
 ///    a margin, as above) are a rough mask of the ink; its mean width (2 · area / boundary) is the
-///    pen's. A pen a third of a block wide or more (a marker filling a small crop) may fill whole
-///    blocks, whose level then follows the ink, so only the edges of its strokes depart: then one
-///    threshold over the page (Otsu's) splits it in two, and where the paper side holds all the border
-///    and the other side has strokes more than 1.5 times as broad, that side is the ink.
+///    pen's. A broad pen (a marker filling a close-up or a small crop) may fill whole blocks,
+///    whose level then follows the ink, so only the edges of its strokes depart. So one threshold
+///    over the page (Otsu's) also splits it in two: where the paper side holds at least three
+///    quarters of the border and the other side has strokes more than 1.5 times as broad, that
+///    side is the ink if the departures measured again from blocks three of those strokes across
+///    (against the same noise) find strokes at least half as broad. A shadow's or a vignette's dark
+///    side fails that test: at the coarse scale only the writing in it departs, and its strokes
+///    are as thin as before. Without the test, the split is taken where the departures' pen is a
+///    third of a block wide or more and the paper side holds 95% of the border (a small crop
+///    filled by a marker, where the coarse blocks would span most of the crop).
 /// 3. **Background.** A grey closing (for dark ink; for light ink the same on the inverted page)
 ///    over a square three pen widths across (at most a tenth of the long side, or 1.5 pen widths
 ///    and two pixels if that is wider) fills every stroke in with the paper around it and
@@ -115,14 +121,19 @@ struct InkMap {
         let block = max(8, max(w, h) / 16)
         paperColumns = page.paperColumns
         var found = Self.departures(page, block: block, paper: paperColumns)
-        // A pen a third of a block wide or more (a marker filling a small crop) may fill whole
-        // blocks, whose level then follows the ink, so that only the edges of its strokes depart
-        // from it: where one threshold over the page finds strokes much broader than that, with
-        // paper all around, they are the ink.
-        if 3 * found.strokeWidth > Float(block), let broad = Self.split(page), broad.strokeWidth > 1.5 * found.strokeWidth {
-            found = broad
+        // A broad pen (a marker filling a close-up) may fill whole blocks, whose level then follows
+        // the ink, so that only the edges of its strokes depart from it. Where one threshold over
+        // the page finds strokes much broader than that, with paper along most of the border, and
+        // the departures from blocks three of those strokes wide find strokes at least half as
+        // broad (a shadow's or a vignette's dark side is no stroke at that scale), they are the ink.
+        // A pen a third of a block wide with paper all along the border needs no such check.
+        if let broad = Self.split(page), broad.strokeWidth > 1.5 * found.strokeWidth {
+            let filled = 3 * found.strokeWidth > Float(block) && broad.inkOnBorder < 0.05
+            if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, noise: found.noise) {
+                found = (broad.lightInk, broad.strokeWidth, found.noise)
+            }
         }
-        (lightInk, strokeWidth) = found
+        (lightInk, strokeWidth) = (found.lightInk, found.strokeWidth)
         // The closing must be wider than the pen to fill its strokes in.
         let widest = max(7, max(w, h) / 10, Int((1.5 * strokeWidth).rounded(.up)) + 2)
         window = min(max(7, Int((3 * strokeWidth).rounded())), widest) | 1
@@ -135,13 +146,14 @@ struct InkMap {
     }
 
     /// The polarity and the pen's width from the ink's departures from the page's level (the
-    /// median of blocks `block` pixels across, interpolated); steps 1 and 2 above.
-    private static func departures(_ page: FloatImage, block: Int, paper: Range<Int>) -> (lightInk: Bool, strokeWidth: Float) {
+    /// median of blocks `block` pixels across, interpolated), and the noise's deviation they were
+    /// measured against (estimated from the page unless `noise` is given); steps 1 and 2 above.
+    private static func departures(_ page: FloatImage, block: Int, paper: Range<Int>, noise: Float? = nil) -> (lightInk: Bool, strokeWidth: Float, noise: Float) {
         let w = page.width, h = page.height
         let level = Morphology.blockQuantile(page.values, width: w, height: h, block: block, q: 0.5)
         var residual = [Float](repeating: 0, count: w * h)
         for i in 0..<(w * h) { residual[i] = page.values[i] - level[i] }
-        let sigma = 1.4826 * Morphology.quantile(residual.lazy.map { abs($0) }, 0.5, binsPerLevel: 8) + 1
+        let sigma = noise ?? (1.4826 * Morphology.quantile(residual.lazy.map { abs($0) }, 0.5, binsPerLevel: 8) + 1)
         let t = 5 * sigma
         // Beside a scanner's margin the blocks' level falls towards the margin's, and the paper
         // there departs upwards like light ink: the evidence is taken a block away from it.
@@ -162,21 +174,31 @@ struct InkMap {
         let rough = max(6 * sigma, 12)
         var mask = [Bool](repeating: false, count: w * h)
         for y in 0..<h { for x in counted { mask[y * w + x] = sign * residual[y * w + x] > rough } }
-        return (lightInk, Self.strokeWidth(mask, width: w, height: h))
+        return (lightInk, Self.strokeWidth(mask, width: w, height: h), sigma)
     }
 
     /// The polarity and the pen's width for a broad pen: Otsu's threshold splits the page in two,
-    /// and the paper is the side the border is on; nil when 5% of the border or more is on the
-    /// other side (a shadow or the edge of the sheet crosses it).
-    private static func split(_ page: FloatImage) -> (lightInk: Bool, strokeWidth: Float)? {
+    /// and the paper is the side most of the border is on; nil when a quarter of the border or more
+    /// is on the other side (a shadow or the edge of the sheet runs along it; a digit that runs off a
+    /// close-up's frame crosses it in a few places).
+    private static func split(_ page: FloatImage) -> (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float)? {
         let t = Morphology.otsu(page.values)
         var below = 0, n = 0
         for x in 0..<page.width { for y in [0, page.height - 1] { below += page.values[y * page.width + x] < t ? 1 : 0; n += 1 } }
         for y in 0..<page.height { for x in [0, page.width - 1] { below += page.values[y * page.width + x] < t ? 1 : 0; n += 1 } }
-        guard 20 * below <= n || 20 * below >= 19 * n else { return nil }
+        guard 4 * below <= n || 4 * below >= 3 * n else { return nil }
         let lightInk = 2 * below > n
         let mask = page.values.map { lightInk ? $0 > t : $0 < t }
-        return (lightInk, Self.strokeWidth(mask, width: page.width, height: page.height))
+        let inkOnBorder = Float(lightInk ? n - below : below) / Float(n)
+        return (lightInk, Self.strokeWidth(mask, width: page.width, height: page.height), inkOnBorder)
+    }
+
+    /// Whether the departures from blocks three of `broad`'s strokes across, against the page's
+    /// `noise`, find strokes of the same polarity at least half as broad.
+    private static func confirms(_ broad: (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float), page: FloatImage,
+                                 block: Int, paper: Range<Int>, noise: Float) -> Bool {
+        let coarse = departures(page, block: max(block, Int(3 * broad.strokeWidth)), paper: paper, noise: noise)
+        return coarse.lightInk == broad.lightInk && coarse.strokeWidth >= 0.5 * broad.strokeWidth
     }
 
     /// Twice the area over the boundary of the mask's pieces that are not specks (at least 4

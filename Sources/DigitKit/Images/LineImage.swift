@@ -33,7 +33,7 @@ public struct LineImage: Sendable {
     /// A further line of writing scores at least this share of the main line's score.
     static let furtherLineScore: Float = 0.1
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 5
+    public static let version = 6
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]

@@ -17,7 +17,7 @@ public struct LineRecipe: Sendable {
     public var syntheticSeed: UInt64 = 11
     /// Further synthetic lines whose digits touch or overlap (`touchingGap` line heights apart),
     /// made like the others with their own seed.
-    public var touching = 0
+    public var touching = 4000
     public var touchingGap: ClosedRange<Float> = -0.15...0.02
     /// What real paper carries, added to the synthetic photos at `artefactRate` each (print needs
     /// the glyph file: `Data.glyphs`).
@@ -113,9 +113,9 @@ public struct LineRecipe: Sendable {
     }
 
     /// `model` with its temperature calibrated on the validation data: the log-loss choice on the
-    /// lines (`LineCalibration`), then raised until the whole reader's answers on the images are
-    /// right 99% of the time (`LineCalibration.honestTemperature`); both steps' figures recorded
-    /// in its metadata.
+    /// lines (`LineCalibration`), then moved to the lowest at which the whole reader's answers on
+    /// the images are still right 99% of the time (`LineCalibration.honestTemperature`); both
+    /// steps' figures recorded in its metadata.
     public static func calibrated(_ model: ModelFile, validation: LineSet, folder: String, threads: Int,
                                   progress: (String) -> Void = { _ in }) throws -> ModelFile {
         var model = model
@@ -239,13 +239,14 @@ public struct LineCalibration: Sendable {
 }
 
 extension LineCalibration {
-    /// The temperature at which the paper reader keeps its promise on real images: starting
-    /// from `start` (the log-loss choice) and rising by 0.05 (to at most 3), the first at which
-    /// the numbers it answers among the labelled images of `folder` — read whole, as
-    /// `DigitRecognizer.read(imageAt:)` reads them, lines, marks and frame included — are right
-    /// at least `target` of the time. The strips alone are not enough: the whole reader answers
-    /// a few numbers the strips do not show (a further line, another band). Also returns that
-    /// folder's figures at the temperature chosen.
+    /// The temperature at which the paper reader answers the most while keeping its promise on
+    /// real images: the numbers it answers among the labelled images of `folder` — read whole, as
+    /// `DigitRecognizer.read(imageAt:)` reads them, lines, marks and frame included — must be
+    /// right at least `target` of the time. From `start` (the log-loss choice) it steps by 0.05:
+    /// down while the promise still holds (a lower temperature answers more; at least 0.1), or,
+    /// where it does not hold at `start`, up until it does (at most 3). The strips alone are not
+    /// enough: the whole reader answers a few numbers the strips do not show (a further line,
+    /// another band). Also returns that folder's figures at the temperature chosen.
     public static func honestTemperature(model: ModelFile, folder: String, start: Float, target: Double = 0.99,
                                          digitWeights: String? = nil, progress: (String) -> Void = { _ in }) throws
         -> (temperature: Float, record: [String: String]) {
@@ -255,8 +256,7 @@ extension LineCalibration {
             let path = (folder as NSString).appendingPathComponent(e.file)
             do { return try ImageDecoder.read(path: path, maxSide: ImageOptions().workingSide) } catch let error as DigitError { throw error.inFile(path) }
         }
-        var t = start
-        while true {
+        func tally(at t: Float) throws -> Tally {
             var m = model
             m.temperature = t
             recognizer.lineReader = try LineReader(model: m)
@@ -264,10 +264,22 @@ extension LineCalibration {
             for (e, image) in zip(entries, images) { tally.add(try recognizer.read(image: image), label: e.label) }
             progress(String(format: "temperature %.2f: %d of %d numbers answered, %.2f%% right", t, tally.answered, tally.numbers,
                             100 * tally.rightShare))
-            if tally.rightShare >= target || t >= 3 {
-                return (t, tally.record(prefix: "images").merging(["temperature_log_loss": String(start)]) { a, _ in a })
-            }
-            t = ((t + 0.05) * 100).rounded() / 100
+            return tally
         }
+        func step(_ t: Float, _ by: Float) -> Float { ((t + by) * 100).rounded() / 100 }
+        var t = start, kept = try tally(at: t)
+        if kept.rightShare >= target {
+            while step(t, -0.05) >= 0.1 {
+                let lower = try tally(at: step(t, -0.05))
+                guard lower.rightShare >= target else { break }
+                (t, kept) = (step(t, -0.05), lower)
+            }
+        } else {
+            while kept.rightShare < target && t < 3 {
+                t = step(t, 0.05)
+                kept = try tally(at: t)
+            }
+        }
+        return (t, kept.record(prefix: "images").merging(["temperature_log_loss": String(start)]) { a, _ in a })
     }
 }

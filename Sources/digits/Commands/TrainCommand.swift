@@ -94,7 +94,7 @@ struct TrainCommand: CLICommand {
                             with a mark after the number
       --touching N          further synthetic photos of 2-6 digit numbers whose digits touch
                             or overlap (gaps of -0.15 to 0.02 line heights), made the same
-                            way (default 0)
+                            way (default 4000; 0 for none)
       --cache DIR           keep the lines cut from the images here, so a second run starts
                             at once (default runs/cache)
       --start FILE          start from this line model's weights (same architecture) instead

@@ -266,6 +266,24 @@ final class LineReaderTests: XCTestCase {
         XCTAssertTrue(r.isAnswered)
     }
 
+    func testCalibration_TheTemperatureGoesAsLowAsTheAnswersStayRightAndRisesUntilTheyAre() throws {
+        let model = try ModelFile.load(path: TestPaths.paperWeights.path)
+        let folder = TestPaths.fixtures.appendingPathComponent("paper").path
+        // Every answer on these six photos is right at every temperature: it steps down from the
+        // log-loss choice to the lowest allowed, where the most are answered.
+        var steps: [String] = []
+        let low = try LineCalibration.honestTemperature(model: model, folder: folder, start: 0.85,
+                                                        digitWeights: TestPaths.weights.path) { steps.append($0) }
+        XCTAssertEqual(low.temperature, 0.1, accuracy: 1e-6, steps.joined(separator: "\n"))
+        XCTAssertEqual(low.record["images_right_among_answered"], "1.0000")
+        XCTAssertEqual(low.record["temperature_log_loss"], "0.85")
+        XCTAssertEqual(steps.count, 16, "0.85 down to 0.1 by 0.05")
+        // A promise no reader keeps: it rises from the start to the top of the range and stops.
+        let high = try LineCalibration.honestTemperature(model: model, folder: folder, start: 2.8, target: 1.01,
+                                                         digitWeights: TestPaths.weights.path)
+        XCTAssertEqual(high.temperature, 3, accuracy: 1e-6)
+    }
+
     // MARK: - The line reader on photos: lines, the frame, small crops
 
     private func shippedRecognizer() throws -> DigitRecognizer {

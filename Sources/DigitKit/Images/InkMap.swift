@@ -128,7 +128,7 @@ struct InkMap {
         // broad (a shadow's or a vignette's dark side is no stroke at that scale), they are the ink.
         // A pen a third of a block wide with paper all along the border needs no such check.
         if let broad = Self.split(page), broad.strokeWidth > 1.5 * found.strokeWidth {
-            let filled = 3 * found.strokeWidth > Float(block) && broad.inkOnBorder < 0.05
+            let filled = 3 * found.strokeWidth > Float(block) && broad.inkOnBorder <= 0.05
             if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, noise: found.noise) {
                 found = (broad.lightInk, broad.strokeWidth, found.noise)
             }

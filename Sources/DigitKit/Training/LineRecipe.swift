@@ -270,9 +270,9 @@ extension LineCalibration {
         var t = start, kept = try tally(at: t)
         if kept.rightShare >= target {
             while step(t, -0.05) >= 0.1 {
-                let lower = try tally(at: step(t, -0.05))
-                guard lower.rightShare >= target else { break }
-                (t, kept) = (step(t, -0.05), lower)
+                let lower = step(t, -0.05), there = try tally(at: lower)
+                guard there.rightShare >= target else { break }
+                (t, kept) = (lower, there)
             }
         } else {
             while kept.rightShare < target && t < 3 {

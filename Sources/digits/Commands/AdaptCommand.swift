@@ -16,10 +16,11 @@ struct AdaptCommand: CLICommand {
 
     The digit network's last layer is refitted to the drawings (the layers before it frozen,
     pulled toward the base weights, synthetic non-digits held at the base's answer so letters
-    stay refused). How much of the refit to keep is chosen by cross-validation on the drawings themselves (up to 5 folds, read as
-    recognize reads them: the second opinion asked where the network is unsure): the lowest log
-    loss among the choices that make fewer top-1 errors or more right answers, and no more
-    errors, no more wrong answers and no fewer right answers, than the weights as they are.
+    stay refused). How much of the refit to keep is chosen by cross-validation on the drawings
+    themselves (up to 5 folds, read as recognize reads them: the second opinion asked where the
+    network is unsure): the lowest log loss among the choices that make fewer top-1 errors or
+    more right answers, and no more errors, no more wrong answers and no fewer right answers,
+    than the weights as they are.
     When none does, the profile keeps the weights as they are (blend 0).
 
     Prints the digits learned per digit, the cross-validated figures before and after, and the

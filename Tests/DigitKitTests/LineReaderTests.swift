@@ -209,6 +209,55 @@ final class LineReaderTests: XCTestCase {
         XCTAssertTrue(LineImage.lines(image: blank).isEmpty)
     }
 
+    // MARK: - The line's stretch
+
+    /// A line model's stretch (`input_stretch`) is kept in its file, is 1 when absent (files
+    /// made before it), and anything outside 0.5…4 is refused naming the key.
+    func testStretch_IsKeptInTheFileAndCheckedOnLoad() throws {
+        var model = try ModelFile.load(path: TestPaths.paperWeights.path)
+        let folder = try temporaryFolder(self)
+        let path = folder.appendingPathComponent("stretched.safetensors").path
+        model.lineStretch = 2
+        try model.write(to: path)
+        XCTAssertEqual(try ModelFile.load(path: path).lineStretch, 2)
+        var old = model.metadata
+        old["input_stretch"] = nil
+        try SafetensorsFile(tensors: model.tensors, metadata: old).write(to: path)
+        XCTAssertEqual(try ModelFile.load(path: path).lineStretch, 1)
+        for bad in ["0", "9", "-2", "nan", "two"] {
+            var m = model.metadata
+            m["input_stretch"] = bad
+            try SafetensorsFile(tensors: model.tensors, metadata: m).write(to: path)
+            XCTAssertThrowsError(try ModelFile.load(path: path), bad) { error in
+                XCTAssertTrue("\(error)".contains("input_stretch") && "\(error)".contains(path), "\(error)")
+            }
+        }
+    }
+
+    /// The reader widens a strip as the model was trained (`lineStretch`) and maps the columns
+    /// back to the strip: twice as wide, each column covers half as many of the strip's pixels,
+    /// and the input stays centred on the strip; a strip the widest network cannot hold
+    /// `lineStretch` times is widened as far as it can be.
+    func testStretch_TheColumnsMapBackToTheStrip() throws {
+        var model = try ModelFile.load(path: TestPaths.paperWeights.path)
+        for stretch: Float in [1, 2] {
+            model.lineStretch = stretch
+            let reader = try LineReader(model: model)
+            let strip = LineImage(pixels: [Float](repeating: 0, count: LineImage.height * 100), width: 100)
+            let (_, columns, x0, step) = try reader.logits(strip)
+            XCTAssertEqual(step, 8 / stretch, "strip pixels per column at stretch \(stretch)")
+            // The network's input spans the strip, centred: its first and last columns reach past both ends.
+            XCTAssertLessThanOrEqual(x0, 0)
+            XCTAssertGreaterThanOrEqual(x0 + Float(columns) * step, 100)
+            XCTAssertEqual(x0 + Float(columns) * step / 2, 50, accuracy: step, "the strip's middle is the input's")
+        }
+        model.lineStretch = 4
+        let wide = LineImage(pixels: [Float](repeating: 0, count: LineImage.height * 300), width: 300)
+        let (_, columns, x0, step) = try LineReader(model: model).logits(wide)
+        XCTAssertEqual(x0, 0, accuracy: 0.01, "a strip the widest network cannot hold 4 times is widened as far as it can")
+        XCTAssertEqual(Float(columns) * step, 300, accuracy: 0.01)
+    }
+
     // MARK: - The shipped paper model on real scans
 
     /// The first 300 crops of the parish registers' validation split (never trained on): read

@@ -84,8 +84,9 @@ extension FuzzChecks {
         return try? DigitRecognizer(model: refusing)
     }()
 
-    /// The same with a tiny fixed line model (a 3×3 convolution to the 13 classes, rows averaged),
-    /// so the paper reader's every step (`LineImage`, `LineReader`) runs on any image too.
+    /// The same with a tiny fixed line model (a 3×3 convolution to the 13 classes, rows averaged,
+    /// lines drawn twice as wide as the shipped model's), so the paper reader's every step
+    /// (`LineImage`, `LineReader`) runs on any image too.
     static let lineRecognizer: DigitRecognizer? = {
         guard let base = pageRecognizer else { return nil }
         let classes = LineSymbols.classes.count
@@ -95,6 +96,7 @@ extension FuzzChecks {
                                         "conv.bias": TensorData(shape: [classes], values: (0..<classes).map { Float($0 == 0 ? 1 : 0) })],
                               inputMean: 0.08, inputStd: 0.22, temperature: 1, provenance: [:])
         model.classes = LineSymbols.classes
+        model.lineStretch = 2
         guard let recognizer = try? DigitRecognizer(model: base.model), let lines = try? LineReader(model: model) else { return nil }
         recognizer.lineReader = lines
         return recognizer

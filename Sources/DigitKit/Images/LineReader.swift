@@ -141,21 +141,29 @@ public final class LineReader: @unchecked Sendable {
         return made
     }
 
-    /// The per-column logits of a strip (centred in the narrowest network width that holds it,
-    /// moved `shift` pixels right), with the strip's x of column 0 and the strip pixels per column.
+    /// The per-column logits of a strip (widened by the model's `lineStretch`, as far as the
+    /// widest network allows, centred in the narrowest network width that holds it, moved `shift`
+    /// pixels right), with the strip's x of column 0 and the strip pixels per column.
     func logits(_ strip: LineImage, shift: Int = 0) throws -> (logits: [Float], columns: Int, x0: Float, step: Float) {
-        let width = Self.widths.first { $0 >= strip.width + shift } ?? LineImage.maxWidth
+        let stretch = min(model.lineStretch, Float(LineImage.maxWidth) / Float(strip.width))
+        let drawn = stretch == 1 ? strip.width : min(LineImage.maxWidth, Int((Float(strip.width) * stretch).rounded()))
+        let width = Self.widths.first { $0 >= drawn + shift } ?? LineImage.maxWidth
         let (net, ws) = try network(width: width)
         let h = LineImage.height
         var input = [Float](repeating: 0, count: h * width)
-        let offset = min(max(0, (width - strip.width) / 2 + shift), max(0, width - strip.width))
-        for y in 0..<h { for x in 0..<min(strip.width, width) { input[y * width + offset + x] = strip.pixels[y * strip.width + x] } }
+        let offset = min(max(0, (width - drawn) / 2 + shift), max(0, width - drawn))
+        for y in 0..<h {
+            for x in 0..<min(drawn, width) {
+                input[y * width + offset + x] = stretch == 1 ? strip.pixels[y * strip.width + x]
+                    : LineImage.sample(strip.pixels, width: strip.width, height: h, x: (Float(x) + 0.5) / stretch, y: Float(y) + 0.5, radius: 0.5)
+            }
+        }
         var out = [Float](repeating: 0, count: net.outputShape.count)
         lock.lock()   // the workspace is one per width
         input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { net.logits(pixels: i.baseAddress!, workspace: ws, into: $0.baseAddress!) } }
         lock.unlock()
-        let step = Float(width) / Float(net.outputShape.width)
-        return (out, net.outputShape.width, -Float(offset), step)
+        let step = Float(width) / Float(net.outputShape.width) / stretch
+        return (out, net.outputShape.width, -Float(offset) / stretch, step)
     }
 
     /// Reads the line of writing in `image`.

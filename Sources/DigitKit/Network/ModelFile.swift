@@ -26,6 +26,10 @@ public struct ModelFile: Sendable {
     public var inputStd: Float
     /// Softmax temperature applied to the logits before the confidence filter.
     public var temperature: Float
+    /// A line model's horizontal stretch (metadata `input_stretch`, 1 when absent): a strip is
+    /// widened this many times before the model reads it, as it was when the model trained, so
+    /// that a digit spans more of its columns (CTC needs a column between two equal digits).
+    public var lineStretch: Float = 1
     /// Provenance and other free-form metadata (string values), written after the required keys.
     public var provenance: [String: String]
     /// The file it was read from (`load(path:)`): errors of the networks made from it name it.
@@ -82,22 +86,32 @@ public struct ModelFile: Sendable {
             }
             return v
         }
+        let stretch = classes == LineSymbols.classes && m["input_stretch"] != nil ? try number("input_stretch") : 1
+        guard (Self.lineStretches).contains(stretch) else {
+            throw DigitError(.format, file: path, at: "metadata 'input_stretch'",
+                             "a line model's stretch is \(Self.lineStretches.lowerBound)…\(Self.lineStretches.upperBound), found '\(m["input_stretch"] ?? "")'")
+        }
         let mean = try number("input_mean"), std = try number("input_std"), temperature = try number("temperature")
         guard std > 0 else { throw DigitError(.format, file: path, at: "metadata 'input_std'", "must be positive") }
         guard temperature > 0 else { throw DigitError(.format, file: path, at: "metadata 'temperature'", "must be positive") }
         let layers = try LayerKinds.parse(try require("layers"), file: path, tensors: file.tensors)
         var provenance = m
-        for key in ["format", "format_version", "classes", "input_mean", "input_std", "temperature", "layers", "input_height"] {
+        for key in ["format", "format_version", "classes", "input_mean", "input_std", "temperature", "layers", "input_height", "input_stretch"] {
             provenance[key] = nil
         }
         var model = ModelFile(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std,
                               temperature: temperature, provenance: provenance)
         model.classes = classes
+        model.lineStretch = stretch
+        model.source = path
         guard checksNetwork else { return model }
         try InferenceNetwork.validate(layers: layers, tensors: file.tensors, inputMean: mean, inputStd: std, outputs: classes.count,
                                       file: path, input: model.inputShape(width: 128))
         return model
     }
+
+    /// The stretches a line model may declare.
+    public static let lineStretches: ClosedRange<Float> = 0.5...4
 
     /// Whether this is a line model (`LineReader`): it reads a whole line of writing, 32 pixels
     /// tall, into one row of columns scoring `LineSymbols.classes`, instead of one 28×28 digit.
@@ -125,7 +139,10 @@ public struct ModelFile: Sendable {
         m["input_std"] = "\(inputStd)"
         m["temperature"] = temperature == 1 ? "1" : "\(temperature)"
         m["layers"] = LayerKinds.json(layers)
-        if isLineModel { m["input_height"] = String(LineImage.height) }
+        if isLineModel {
+            m["input_height"] = String(LineImage.height)
+            if lineStretch != 1 { m["input_stretch"] = "\(lineStretch)" }
+        }
         return m
     }
 

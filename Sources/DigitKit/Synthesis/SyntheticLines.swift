@@ -9,9 +9,11 @@ public enum SyntheticLines {
     /// `count` lines of `lengths` digits by the writers of `records` (labelled single digits),
     /// reproducible from `seed`; images are made on `threads` threads.
     /// `artefacts` adds what real paper carries (`PaperArtefacts`: margins, rules, print, patterns,
-    /// harsh light, tiny crops) to some of the photos.
+    /// harsh light, tiny crops) to some of the photos; `penWidth` is the renderer's pen, a share
+    /// of the writing's height.
     public static func make(records: [DrawingRecord], count: Int, lengths: ClosedRange<Int>, seed: UInt64,
                             composer: NumberComposer = NumberComposer(), artefacts: PaperArtefacts = PaperArtefacts(),
+                            penWidth: ClosedRange<Float> = PaperRenderer().penWidth,
                             threads: Int = Parallel.processorCount, progress: (Int, Int) -> Void = { _, _ in }) throws -> LineSet {
         let byWriter = NumberComposer.byWriter(records, keep: { _ in true })
         guard !byWriter.isEmpty else { throw DigitError(.format, "no labelled single digits to compose numbers from") }
@@ -20,6 +22,7 @@ public enum SyntheticLines {
         renderer.width = 360
         renderer.height = 200
         renderer.digitHeight = 24...90
+        renderer.penWidth = penWidth
         let base = SplitMix64(seed: seed ^ 0x6C69_6E65)  // "line"
         let strips = try Parallel.map(numbers.count, threads: threads, progress: progress) { k -> (LineImage, String) in
             var rng = base.derived(UInt64(k))

@@ -11,6 +11,10 @@ public struct LineRecipe: Sendable {
                                          weightDecay: 0.0001, warmupEpochs: 0.5, inputMean: 0.08, inputStd: 0.22)
     /// The training input's width (lines wider are squeezed to it).
     public var width = 160
+    /// How many times wider than cut the lines are drawn for the model (`ModelFile.lineStretch`):
+    /// a strip's digits are 10–20 pixels apart, one to two of the model's 8-pixel columns, too
+    /// few for CTC to read two equal digits that touch (a blank column must part them).
+    public var stretch: Float = 2
     /// Synthetic lines of `syntheticLengths` digits, made once per run.
     public var synthetic = 8000
     public var syntheticLengths = 1...6
@@ -23,6 +27,8 @@ public struct LineRecipe: Sendable {
     /// the glyph file: `Data.glyphs`).
     public var artefacts: Set<PaperArtefacts.Kind> = [.margin, .rules, .print, .pattern, .light, .small]
     public var artefactRate: Float = 0.25
+    /// The synthetic photos' pens, a share of the writing's height (0.16–0.22 is a marker).
+    public var penWidth: ClosedRange<Float> = PaperRenderer().penWidth
     /// How often each real training line is shown per epoch.
     public var realRepeats = 1
     /// A line model of the same architecture to start from (fine-tuning), or nil for fresh weights.
@@ -84,6 +90,7 @@ public struct LineRecipe: Sendable {
                                 gap: ClosedRange<Float>?, tag: String, threads: Int, progress: (String) -> Void) throws -> LineSet {
         let kindsTag = artefacts.map(\.rawValue).sorted().joined(separator: "+")
         let gapTag = gap.map { "-gap\($0.lowerBound)..\($0.upperBound)" } ?? ""
+            + (penWidth != PaperRenderer().penWidth ? "-pen\(penWidth.lowerBound)..\(penWidth.upperBound)" : "")
         let file = data.cache.map {
             ($0 as NSString).appendingPathComponent("strips-\(tag)-v\(LineImage.version)-\(kindsTag)\(artefactRate)-\(count)\(gapTag)"
                 + "-\(lengths.lowerBound)-\(lengths.upperBound)-\(seed).bin")
@@ -97,7 +104,7 @@ public struct LineRecipe: Sendable {
         if let gap { composer.gap = gap }
         let made = try SyntheticLines.make(records: records, count: count, lengths: lengths, seed: seed, composer: composer,
                                            artefacts: PaperArtefacts(kinds: kinds, rate: artefactRate, glyphs: glyphs),
-                                           threads: threads) { done, all in progress("making \(tag) lines: \(done)/\(all)") }
+                                           penWidth: penWidth, threads: threads) { done, all in progress("making \(tag) lines: \(done)/\(all)") }
         if let file { try made.write(cache: file, tag: tag) }
         return made
     }
@@ -134,7 +141,9 @@ public struct LineRecipe: Sendable {
             + (touching > 0 ? " touching=\(touching)@\(touchingGap.lowerBound)..\(touchingGap.upperBound)" : "")
             + (start.map { " start=\(($0 as NSString).lastPathComponent)" } ?? "")
             + " lengths=\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound) seed=\(syntheticSeed) width=\(width)"
+            + (stretch != 1 ? " stretch=\(stretch)" : "")
             + " artefacts=\(artefacts.map(\.rawValue).sorted().joined(separator: "+"))@\(artefactRate)"
+            + (penWidth != PaperRenderer().penWidth ? " pen=\(penWidth.lowerBound)-\(penWidth.upperBound)" : "")
     }
 
     /// Trains, calibrates the temperature on the validation lines, and returns the weight file.
@@ -143,14 +152,15 @@ public struct LineRecipe: Sendable {
         var o = options
         o.threads = threads
         o.dataTag = dataTag(data)
-        let trainer = try LineTrainer(options: o, width: width, train: LineSamples(train, width: width),
-                                      validation: LineSamples(validation, width: width))
+        let trainer = try LineTrainer(options: o, width: width, train: LineSamples(train, width: width, stretch: stretch),
+                                      validation: LineSamples(validation, width: width, stretch: stretch))
         if let start {
             do { try trainer.start(from: try ModelFile.load(path: start).tensors) } catch let e as DigitError { throw e.inFile(start) }
         }
         let trained = try trainer.run(report: report)
         var model = ModelFile(layers: trained.layers, tensors: trained.tensors, inputMean: trained.inputMean, inputStd: trained.inputStd)
         model.classes = LineSymbols.classes
+        model.lineStretch = stretch
         model = try Self.calibrated(model, validation: validation, folder: data.validation, threads: threads)
         var p = model.provenance.merging(record) { _, new in new }
         p["recipe"] = name

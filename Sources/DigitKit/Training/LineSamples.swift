@@ -105,10 +105,14 @@ public struct LineSamples: Sendable {
     public let lines: LineSet
     /// The training input's width (its height is `LineImage.height`).
     public let width: Int
+    /// How many times wider than the strip the sample is drawn (`ModelFile.lineStretch`), before
+    /// the distortions; lines that come out wider than `width` are squeezed to it.
+    public let stretch: Float
 
-    public init(_ set: LineSet, width: Int) {
+    public init(_ set: LineSet, width: Int, stretch: Float = 1) {
         lines = set
         self.width = width
+        self.stretch = stretch
     }
 
     public var count: Int { lines.count }
@@ -120,10 +124,10 @@ public struct LineSamples: Sendable {
         let h = LineImage.height, sw = Float(strip.width)
         for j in 0..<(h * width) { pixels[j] = 0 }
         // The map from the sample's pixels back to the strip's: x_s = (x - dx) / sx + shear · (y - h/2), y_s = (y - dy) / sy.
-        var sy: Float = 1, sx: Float = 1, shear: Float = 0, dy: Float = 0
+        var sy: Float = 1, sx: Float = stretch, shear: Float = 0, dy: Float = 0
         if augment {
             sy = rng.uniform(0.8, 1.12)
-            sx = sy * rng.uniform(0.8, 1.25)
+            sx = stretch * sy * rng.uniform(0.8, 1.25)
             shear = rng.uniform(-0.2, 0.2)
             dy = rng.uniform(-2.5, 2.5) + Float(h) * (1 - sy) / 2
         }

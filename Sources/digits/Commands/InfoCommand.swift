@@ -56,7 +56,8 @@ struct InfoCommand: CLICommand {
                   "\(network.parameterCount)", "\(network.multiplyAdds)"))
         print("")
         if model.isLineModel {
-            print("a line model: lines 32 pixels tall (multiply-adds above for 256 wide), a column per 8 pixels, "
+            let stretch = model.lineStretch == 1 ? "" : ", drawn \(String(format: "%g", model.lineStretch)) times as wide as cut (\(String(format: "%g", 8 / model.lineStretch)) pixels of the cut line)"
+            print("a line model: lines 32 pixels tall (multiply-adds above for 256 wide), a column per 8 pixels\(stretch), "
                 + "each scoring \(LineSymbols.classes) (_ blank, * not a digit, . a mark)")
         }
         if let mix = model.provenance["second_opinion_mix"] {

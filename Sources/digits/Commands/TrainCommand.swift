@@ -95,6 +95,15 @@ struct TrainCommand: CLICommand {
       --touching N          further synthetic photos of 2-6 digit numbers whose digits touch
                             or overlap (gaps of -0.15 to 0.02 line heights), made the same
                             way (default 4000; 0 for none)
+      --artefacts LIST      what the synthetic photos get, each at --artefact-rate, as in
+                            digits make-paper (default margin,rules,print,pattern,light,small;
+                            marks are added to a quarter whatever this says)
+      --artefact-rate P     each artefact's share of the synthetic photos, 0…1 (default 0.25)
+      --pen-width A-B       the synthetic photos' pens, a share of the writing's height
+                            (default 0.045-0.11; 0.16-0.22 is a marker)
+      --stretch F           draw the lines F times wider than cut for the model, when
+                            training and reading (default 2: two equal digits that touch
+                            get the blank column CTC needs between them; 1 as before)
       --cache DIR           keep the lines cut from the images here, so a second run starts
                             at once (default runs/cache)
       --start FILE          start from this line model's weights (same architecture) instead
@@ -255,6 +264,10 @@ struct TrainCommand: CLICommand {
         let threads = try args.int("--threads", default: Parallel.processorCount, range: 1...256)
         recipe.synthetic = try args.int("--synthetic", default: recipe.synthetic, range: 0...1_000_000)
         recipe.touching = try args.int("--touching", default: recipe.touching, range: 0...1_000_000)
+        recipe.stretch = try args.float("--stretch", default: recipe.stretch, range: ModelFile.lineStretches)
+        if let list = try args.option("--artefacts") { recipe.artefacts = try PaperCommand.artefacts(list) }
+        recipe.artefactRate = try args.float("--artefact-rate", default: recipe.artefactRate, range: 0...1)
+        if let pen = try args.option("--pen-width") { recipe.penWidth = try PaperCommand.floatRange(pen, flag: "--pen-width", allowed: 0.005...0.5) }
         recipe.start = try args.option("--start")
         var real: [String] = []
         while let r = try args.option("--real") { real.append(r) }

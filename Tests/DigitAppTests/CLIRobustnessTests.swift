@@ -197,6 +197,17 @@ final class CLIRobustnessTests: DigitsCommandTestCase {
         assertOneLineError(r, status: 1, ["absurd.safetensors: byte 0: header length 9223372036854775807 is more than the format's limit"])
     }
 
+    /// The paper reader's line model given as the digit network's weights is one line and exit 1
+    /// (it crashed the reader before: the network's 13 columns of classes read as one digit's).
+    func testCLI_ALineModelAsTheDigitNetworkExits1WithOneLine() throws {
+        let line = TestPaths.fixtures.appendingPathComponent("fuzz/model/model-line-stretched.safetensors").path
+        let drawing = TestPaths.fixtures.appendingPathComponent("strokes/digit-0-a.json").path
+        for command in [["recognize", drawing], ["rasterize", drawing, "--ascii"], ["adapt", drawing, "--out", try write("p.safetensors", "")]] {
+            let r = try digits(command + ["--weights", line])
+            assertOneLineError(r, status: 1, ["model-line-stretched.safetensors: a line model", "cannot read one digit"])
+        }
+    }
+
     // MARK: - Command line
 
     func testCLI_BadArgumentsExit2WithOneLine() throws {

@@ -49,6 +49,10 @@ final class FuzzCorpusTests: XCTestCase {
             let url = TestPaths.fixtures.appendingPathComponent("fuzz/safetensors/\(name).safetensors")
             XCTAssertNoThrow(try ModelFile.load(path: url.path), name)
         }
+        // A tiny line model that declares its stretch (`input_stretch`), so the fuzzer mutates a line model's metadata.
+        let line = try ModelFile.load(path: TestPaths.fixtures.appendingPathComponent("fuzz/safetensors/model-line-stretched.safetensors").path)
+        XCTAssertTrue(line.isLineModel)
+        XCTAssertEqual(line.lineStretch, 2)
     }
 
     func testFuzzChecks_CatchAViolatedProperty() {

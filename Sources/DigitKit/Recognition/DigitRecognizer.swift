@@ -143,6 +143,10 @@ public final class DigitRecognizer {
     public var profileName: String? { model.provenance["profile"] }
 
     public init(model: ModelFile, threshold: Float = 0.9, raster: RasterOptions? = nil) throws {
+        guard !model.isLineModel else {
+            throw DigitError(.format, file: model.source, "a line model (the paper reader's: DIGITS_PAPER_WEIGHTS) cannot read "
+                + "one digit; the digit network's weights are a network of 10 or 11 classes")
+        }
         self.model = model
         network = try model.makeNetwork()
         self.threshold = threshold

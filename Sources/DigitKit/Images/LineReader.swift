@@ -141,23 +141,42 @@ public final class LineReader: @unchecked Sendable {
         return made
     }
 
-    /// The per-column logits of a strip (widened by the model's `lineStretch`, as far as the
-    /// widest network allows, centred in the narrowest network width that holds it, moved `shift`
-    /// pixels right), with the strip's x of column 0 and the strip pixels per column.
-    func logits(_ strip: LineImage, shift: Int = 0) throws -> (logits: [Float], columns: Int, x0: Float, step: Float) {
+    /// A strip as the model reads it: widened by the model's `lineStretch` (as far as the widest
+    /// network allows), the strip's pixels sampled linearly between columns.
+    struct Drawn {
+        var pixels: [Float]
+        var width: Int
+        var stretch: Float
+    }
+
+    func drawn(_ strip: LineImage) -> Drawn {
         let stretch = min(model.lineStretch, Float(LineImage.maxWidth) / Float(strip.width))
-        let drawn = stretch == 1 ? strip.width : min(LineImage.maxWidth, Int((Float(strip.width) * stretch).rounded()))
-        let width = Self.widths.first { $0 >= drawn + shift } ?? LineImage.maxWidth
-        let (net, ws) = try network(width: width)
-        let h = LineImage.height
-        var input = [Float](repeating: 0, count: h * width)
-        let offset = min(max(0, (width - drawn) / 2 + shift), max(0, width - drawn))
+        guard stretch != 1 else { return Drawn(pixels: strip.pixels, width: strip.width, stretch: 1) }
+        let h = LineImage.height, width = min(LineImage.maxWidth, Int((Float(strip.width) * stretch).rounded()))
+        var pixels = [Float](repeating: 0, count: h * width)
         for y in 0..<h {
-            for x in 0..<min(drawn, width) {
-                input[y * width + offset + x] = stretch == 1 ? strip.pixels[y * strip.width + x]
-                    : LineImage.sample(strip.pixels, width: strip.width, height: h, x: (Float(x) + 0.5) / stretch, y: Float(y) + 0.5, radius: 0.5)
+            for x in 0..<width {
+                pixels[y * width + x] = LineImage.sample(strip.pixels, width: strip.width, height: h, x: (Float(x) + 0.5) / stretch,
+                                                         y: Float(y) + 0.5, radius: 0.5)
             }
         }
+        return Drawn(pixels: pixels, width: width, stretch: stretch)
+    }
+
+    /// The per-column logits of a strip (drawn as the model reads it, centred in the narrowest
+    /// network width that holds it, moved `shift` pixels right), with the strip's x of column 0
+    /// and the strip pixels per column.
+    func logits(_ strip: LineImage, shift: Int = 0) throws -> (logits: [Float], columns: Int, x0: Float, step: Float) {
+        try logits(drawn(strip), shift: shift)
+    }
+
+    func logits(_ drawn: Drawn, shift: Int = 0) throws -> (logits: [Float], columns: Int, x0: Float, step: Float) {
+        let width = Self.widths.first { $0 >= drawn.width + shift } ?? LineImage.maxWidth
+        let (net, ws) = try network(width: width)
+        let h = LineImage.height, stretch = drawn.stretch
+        var input = [Float](repeating: 0, count: h * width)
+        let offset = min(max(0, (width - drawn.width) / 2 + shift), max(0, width - drawn.width))
+        for y in 0..<h { for x in 0..<min(drawn.width, width) { input[y * width + offset + x] = drawn.pixels[y * drawn.width + x] } }
         var out = [Float](repeating: 0, count: net.outputShape.count)
         lock.lock()   // the workspace is one per width
         input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { net.logits(pixels: i.baseAddress!, workspace: ws, into: $0.baseAddress!) } }
@@ -186,14 +205,15 @@ public final class LineReader: @unchecked Sendable {
     /// (`ReadDigit.isCutByFrame`).
     public func read(_ strip: LineImage, marksCutDigits: Bool = true) throws -> NumberReading {
         guard !strip.isEmpty else { return .empty(threshold: threshold) }
-        let (logits, columns, x0, step) = try logits(strip)
+        let drawn = drawn(strip)   // once for the three looks
+        let (logits, columns, x0, step) = try logits(drawn)
         let classes = LineSymbols.classes.count
         var (symbols, gap) = logits.withUnsafeBufferPointer {
             LineDecoding.decode($0.baseAddress!, frames: columns, classes: classes, temperature: model.temperature)
         }
         var looks: [[LineSymbol]] = []
         for shift in Self.furtherLooks {
-            let look = try self.logits(strip, shift: shift)
+            let look = try self.logits(drawn, shift: shift)
             let (read, lookGap) = look.logits.withUnsafeBufferPointer {
                 LineDecoding.decode($0.baseAddress!, frames: look.columns, classes: classes, temperature: model.temperature)
             }

@@ -12,7 +12,7 @@ public struct LineRecipe: Sendable {
     /// The training input's width (lines wider are squeezed to it).
     public var width = 160
     /// How many times wider than cut the lines are drawn for the model (`ModelFile.lineStretch`):
-    /// a strip's digits are 10–20 pixels apart, one to two of the model's 8-pixel columns, too
+    /// a strip's digits are 9–15 pixels apart, one to two of the model's 8-pixel columns, too
     /// few for CTC to read two equal digits that touch (a blank column must part them).
     public var stretch: Float = 2
     /// Synthetic lines of `syntheticLengths` digits, made once per run.

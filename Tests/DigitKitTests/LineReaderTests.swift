@@ -258,6 +258,25 @@ final class LineReaderTests: XCTestCase {
         XCTAssertEqual(Float(columns) * step, 300, accuracy: 0.01)
     }
 
+    /// A digit read at one narrow column gets the box of its ink: as far as the ink around it
+    /// goes, never past half-way to the next symbol nor more than `reach` beyond its columns.
+    func testBoxes_ASymbolsSpanWidensToItsInk() {
+        var pixels = [Float](repeating: 0, count: LineImage.height * 80)
+        for y in 6..<26 {
+            for x in Array(0..<2) + Array(20..<32) + Array(34..<46) { pixels[y * 80 + x] = 1 }   // a speck far left; two touching-ish digits
+        }
+        let strip = LineImage(pixels: pixels, width: 80)
+        let spans = LineReader.inkSpans([(24, 28), (38, 42)], strip: strip)
+        XCTAssertEqual(spans[0].0, 20); XCTAssertEqual(spans[0].1, 32)   // the speck at 0–2 is beyond reach
+        XCTAssertEqual(spans[1].0, 34); XCTAssertEqual(spans[1].1, 46)
+        // Touching ink is split half-way between the two symbols' columns.
+        for x in 32..<34 { for y in 6..<26 { pixels[y * 80 + x] = 1 } }
+        let joined = LineReader.inkSpans([(24, 28), (38, 42)], strip: LineImage(pixels: pixels, width: 80))
+        XCTAssertEqual(joined[0].1, 33); XCTAssertEqual(joined[1].0, 33)
+        // No ink near a symbol: its columns stay its box.
+        XCTAssertEqual(LineReader.inkSpans([(60, 64)], strip: strip)[0].0, 60)
+    }
+
     // MARK: - The shipped paper model on real scans
 
     /// The first 300 crops of the parish registers' validation split (never trained on): read

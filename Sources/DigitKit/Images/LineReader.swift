@@ -190,6 +190,26 @@ public final class LineReader: @unchecked Sendable {
         try read(LineImage(image: image))
     }
 
+    /// Each symbol's span on the strip (its columns, in strip pixels) widened to the ink around
+    /// it: a symbol is often read at one column, narrower than its digit. The ink taken is the
+    /// columns holding a pixel at 0.25 or more, no further than half-way to the next symbol on
+    /// either side and than `reach` pixels beyond the symbol's columns (about half a digit).
+    static func inkSpans(_ spans: [(Float, Float)], strip: LineImage, reach: Float = 12) -> [(Float, Float)] {
+        guard !spans.isEmpty, strip.width > 0 else { return spans }
+        let h = LineImage.height
+        let ink = (0..<strip.width).map { x in (0..<h).contains { strip.pixels[$0 * strip.width + x] >= 0.25 } }
+        return spans.indices.map { i in
+            let (a, b) = spans[i]
+            let lo = max(a - reach, i > 0 ? (spans[i - 1].1 + a) / 2 : -.infinity)
+            let hi = min(b + reach, i + 1 < spans.count ? (b + spans[i + 1].0) / 2 : .infinity)
+            let from = max(0, Int(lo.rounded(.up))), to = min(strip.width, Int(hi.rounded(.down)))
+            guard from < to, let first = (from..<to).first(where: { ink[$0] }), let last = (from..<to).last(where: { ink[$0] }) else {
+                return (a, b)
+            }
+            return (min(a, Float(first)), max(b, Float(last + 1)))
+        }
+    }
+
     /// The shifts of the further looks, in strip pixels: a third and two thirds of a column.
     static let furtherLooks = [3, 5]
 
@@ -225,8 +245,8 @@ public final class LineReader: @unchecked Sendable {
         let missed = 1 - gap   // the share of the reading's probability that no symbol was missed
         var digits: [ReadDigit] = []
         var marks: [InkBox] = []
-        for s in symbols {
-            let sx0 = x0 + Float(s.first) * step, sx1 = x0 + Float(s.last + 1) * step
+        let spans = Self.inkSpans(symbols.map { (x0 + Float($0.first) * step, x0 + Float($0.last + 1) * step) }, strip: strip)
+        for (s, (sx0, sx1)) in zip(symbols, spans) {
             var box = InkBox(x0: strip.originX + sx0 * strip.scale, y0: strip.originY + 0.2 * Float(LineImage.height) * strip.scale,
                              x1: strip.originX + sx1 * strip.scale, y1: strip.originY + 0.8 * Float(LineImage.height) * strip.scale)
             box = strip.clamped(box)

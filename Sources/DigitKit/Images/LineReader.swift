@@ -93,8 +93,9 @@ enum LineDecoding {
 }
 
 /// Reads a line of writing on paper with a line model (`ModelFile.isLineModel`): the line is cut
-/// out of the image (`LineImage`), scaled to 32 pixels tall, and the model reads it whole, column
-/// by column, so digits that touch or overlap need no cut between them. Each digit is as sure as
+/// out of the image (`LineImage`), scaled to 32 pixels tall, drawn as many times as wide as the
+/// model trained on (`ModelFile.lineStretch`), and the model reads it whole, column by column, so
+/// digits that touch or overlap need no cut between them. Each digit is as sure as
 /// its surest column, averaged over three looks (`read(_:marksCutDigits:)`); a number is answered
 /// only when every digit is at least `threshold` sure,
 /// nothing in the line reads as a letter, and no column read as empty between them held a symbol

@@ -87,7 +87,7 @@ public struct ModelFile: Sendable {
             return v
         }
         let stretch = classes == LineSymbols.classes && m["input_stretch"] != nil ? try number("input_stretch") : 1
-        guard (Self.lineStretches).contains(stretch) else {
+        guard Self.lineStretches.contains(stretch) else {
             throw DigitError(.format, file: path, at: "metadata 'input_stretch'",
                              "a line model's stretch is \(Self.lineStretches.lowerBound)…\(Self.lineStretches.upperBound), found '\(m["input_stretch"] ?? "")'")
         }

@@ -203,6 +203,35 @@ final class LineReaderTests: XCTestCase {
         XCTAssertGreaterThan(strip.pixels.max() ?? 0, 0.5, "the 1's ink is in the strip")
     }
 
+    /// A close-up of a 7 written with a marker: its bar runs across more than a third of the
+    /// photo, as a rule would, but it is 16 pixels thick and 130 long, so it stays (a rule is at
+    /// least `ruleLength` times as long as it is thick); before, the bar was taken out as a rule
+    /// and the 7 read as a 1.
+    func testLineImage_AMarkersBarAcrossACloseupIsNoRule() {
+        let w = 240, h = 200
+        var rng = SplitMix64(seed: 11)
+        var gray = (0..<(w * h)).map { _ in UInt8(Int(rng.uniform(216, 224))) }
+        for y in 30..<46 { for x in 60..<190 { gray[y * w + x] = 40 } }               // the bar
+        for t in 0..<150 {                                                            // the stem, 16 wide
+            let cx = 182 - Float(t) * 0.5, cy = 38 + t
+            for x in Int(cx) - 8..<Int(cx) + 8 where x >= 0 && x < w && cy < h { gray[cy * w + x] = 40 }
+        }
+        let strip = LineImage(image: DecodedImage(width: w, height: h, gray: gray, format: .pnm, color: .gray, bitDepth: 8))
+        XCTAssertFalse(strip.isEmpty)
+        let x0 = strip.originX, x1 = strip.originX + Float(strip.width) * strip.scale
+        XCTAssertTrue(x0 < 60 && x1 > 189, "the strip \(x0)…\(x1) should hold the bar's whole length")
+        // The bar's rows (the top fifth of the writing) hold a good share of the strip's ink.
+        let y0 = strip.originY
+        let barRows = (0..<LineImage.height).filter { y in
+            let py = y0 + (Float(y) + 0.5) * strip.scale
+            return py >= 30 && py < 46
+        }
+        XCTAssertFalse(barRows.isEmpty)
+        let barInk = barRows.map { y in strip.pixels[(y * strip.width)..<((y + 1) * strip.width)].reduce(0, +) }.reduce(0, +)
+        XCTAssertGreaterThan(barInk, 0.25 * strip.pixels.reduce(0, +), "the bar is kept")
+        XCTAssertTrue(LineImage.isRule(length: 130, thickness: 3) && !LineImage.isRule(length: 130, thickness: 16))
+    }
+
     func testLineImage_AnEmptyPageHasNoLine() {
         let blank = DecodedImage(width: 100, height: 80, gray: [UInt8](repeating: 200, count: 8000), format: .pnm, color: .gray, bitDepth: 8)
         XCTAssertTrue(LineImage(image: blank).isEmpty)

@@ -14,7 +14,7 @@ import Foundation
 /// 2. **Scanner margins and dark borders.** A piece of ink that touches the border and fills most
 ///    of its box (more than 55%) while broader than 4 pen widths is not writing.
 /// 3. **Ruled and column lines.** Runs of ink along a row longer than a third of the image (and
-///    six times the pen's width) are rules, as are runs down a column longer than half the image
+///    six times the pen's width, and ten times their own thickness) are rules, as are runs down a column longer than half the image
 ///    and 15 pen widths in the outer fifths of the paper (the columns a black scanner margin
 ///    leaves: column lines beside the writing); their pixels are removed except where the ink
 ///    goes on beyond the rule's own thickness across it (a stroke that crosses it).
@@ -32,8 +32,10 @@ public struct LineImage: Sendable {
     public static let maxWidth = 512
     /// A further line of writing scores at least this share of the main line's score.
     static let furtherLineScore: Float = 0.1
+    /// A rule or column line is at least this many times as long as it is thick (`isRule`).
+    static let ruleLength = 10
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 6
+    public static let version = 7
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -286,7 +288,9 @@ public struct LineImage: Sendable {
                             extents.append(hi - lo + 1)
                         }
                         let thickness = extents.sorted()[extents.count / 2]
-                        for (k, p) in (a..<e).enumerated() where extents[k] <= thickness + beyond { rule[index(p, line)] = true }
+                        if Self.isRule(length: e - a, thickness: thickness) {
+                            for (k, p) in (a..<e).enumerated() where extents[k] <= thickness + beyond { rule[index(p, line)] = true }
+                        }
                     }
                     a = e
                 }
@@ -308,13 +312,20 @@ public struct LineImage: Sendable {
                 var run = 1, l = x - 1, r = x + 1
                 while l >= 0, mask[y * w + l] { run += 1; l -= 1 }
                 while r < w, mask[y * w + r] { run += 1; r += 1 }
-                if run <= side + 1 { for xx in (l + 1)..<r { rule[y * w + xx] = true } }
+                if run <= side + 1, Self.isRule(length: counts[x], thickness: run) { for xx in (l + 1)..<r { rule[y * w + xx] = true } }
             }
         }
         for i in rule.indices where rule[i] {
             ink[i] = 0
             mask[i] = false
         }
+    }
+
+    /// Whether a run of ink `length` long and `thickness` thick is long enough for its thickness
+    /// to be a rule: a marker's stroke across a close-up that the digit fills (a 7's bar, a 0's
+    /// top) is as long as a rule there, but a rule is thin for its length.
+    static func isRule(length: Int, thickness: Int) -> Bool {
+        length >= ruleLength * thickness
     }
 
     /// Step 4: the bands of rows holding writing, each with the columns of its ink and its score

@@ -110,8 +110,9 @@ struct TrainCommand: CLICommand {
                             of fresh ones: a second stage of training
       --calibrate FILE      only calibrate the trained line model FILE as training ends:
                             the temperature of least log loss on the validation lines,
-                            raised until the numbers it answers on the validation images
-                            are right 99% of the time; written to --out
+                            moved to the lowest at which the numbers it answers on the
+                            validation images are right 99% of the time, one standard
+                            error to spare; written to --out
 
     Progress goes to stderr: a live bar on a terminal, one line per epoch otherwise.
 
@@ -280,7 +281,8 @@ struct TrainCommand: CLICommand {
         let parish = Locations.parishDirectory()
         if let calibrate {
             // Only the temperature: the trained line model `calibrate`, its temperature raised
-            // until its answers on the validation images are right 99% of the time.
+            // until its answers on the validation images are right 99% of the time, one standard
+            // error to spare.
             guard let validation = validationDir ?? parish.map({ ($0 as NSString).appendingPathComponent("validation") }) else {
                 throw DigitError(.io, "no validation folder: pass --validation-dir DIR, set PARISH_DIR, or run scripts/fetch-parish")
             }

@@ -14,10 +14,11 @@ import Foundation
 /// 2. **Scanner margins and dark borders.** A piece of ink that touches the border and fills most
 ///    of its box (more than 55%) while broader than 4 pen widths is not writing.
 /// 3. **Ruled and column lines.** Runs of ink along a row longer than a third of the image (and
-///    six times the pen's width, and ten times their own thickness) are rules, as are runs down a column longer than half the image
+///    six times the pen's width) are rules, as are runs down a column longer than half the image
 ///    and 15 pen widths in the outer fifths of the paper (the columns a black scanner margin
-///    leaves: column lines beside the writing); their pixels are removed except where the ink
-///    goes on beyond the rule's own thickness across it (a stroke that crosses it).
+///    leaves: column lines beside the writing), each at least ten times as long as it is thick
+///    (`isRule`: a marker's stroke across a close-up is not); their pixels are removed except
+///    where the ink goes on beyond the rule's own thickness across it (a stroke that crosses it).
 /// 4. **The line.** Rows are weighed by the ink left in them, with a mild preference for the
 ///    middle of the image (crops are cut around the writing; printed headers and footers lie at
 ///    the edges); the band around the heaviest row, grown while rows keep a tenth of its ink, is

@@ -379,6 +379,11 @@ final class LineReaderTests: XCTestCase {
         let high = try LineCalibration.honestTemperature(model: model, folder: folder, start: 2.8, target: 1.01,
                                                          digitWeights: TestPaths.weights.path)
         XCTAssertEqual(high.temperature, 3, accuracy: 1e-6)
+        // A negative margin would loosen the promise: refused before any image is read.
+        XCTAssertThrowsError(try LineCalibration.honestTemperature(model: model, folder: folder, start: 0.85, margin: -1,
+                                                                   digitWeights: TestPaths.weights.path)) { error in
+            XCTAssertTrue("\(error)".contains("margin (-1.0) at least 0"), "\(error)")
+        }
     }
 
     /// The promise is kept with a standard error to spare: the parish validation split's figures

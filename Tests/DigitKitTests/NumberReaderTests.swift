@@ -363,6 +363,7 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertEqual(report.byLength[0].selectiveAccuracy, 0.5)
         XCTAssertEqual(report.byLength[2].selectiveAccuracy, 1, "nothing answered: nothing answered wrong")
         XCTAssertEqual(report.byLength[1].exactMatch, 2.0 / 3, accuracy: 1e-12)
+        XCTAssertTrue(report.table.contains("\nanswered right       33.33%   (2 of 6: answered and read exactly)\n"), report.table)
         XCTAssertTrue(report.table.contains("""
 
             by length       count     exact  answered  right among answered

@@ -214,6 +214,10 @@ public struct NumberEvaluationReport: Sendable {
                 + (numbersCalledNotADigit > 0 ? "; \(numbersCalledNotADigit) called not a digit" : "")
                 + (numbersHeldBack > 0 ? "; \(numbersHeldBack) held back by the \"not a digit\" share" : "") + ")\n"
             s += "right among answered \(pct(selectiveAccuracy))   (\(answered - answeredRight) wrong)\n"
+            if !singles {
+                s += "answered right       \(pct(Double(answeredRight) / Double(numbers)))   (\(answeredRight) of \(numbers): "
+                    + "answered and read exactly)\n"
+            }
             s += "split / merged       \(splits) / \(merges) digits\n"
             let analysed = wrongScoredLower + wrongNotReached + wrongNotAmongCandidates
             if analysed > 0 {

@@ -268,6 +268,9 @@ extension LineCalibration {
     public static func honestTemperature(model: ModelFile, folder: String, start: Float, target: Double = 0.99,
                                          margin: Double = 1, digitWeights: String? = nil, progress: (String) -> Void = { _ in }) throws
         -> (temperature: Float, record: [String: String]) {
+        guard margin >= 0, margin.isFinite, target > 0, target.isFinite else {
+            throw DigitError(.usage, "the calibration's target share (\(target)) must be above 0 and its margin (\(margin)) at least 0")
+        }
         let entries = try Inputs.labelEntries(folder)
         let recognizer = try DigitRecognizer(weightsPath: digitWeights)
         let images = try entries.map { e -> DecodedImage in

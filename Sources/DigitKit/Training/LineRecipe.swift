@@ -29,6 +29,8 @@ public struct LineRecipe: Sendable {
     public var artefactRate: Float = 0.25
     /// The synthetic photos' pens, a share of the writing's height (0.16–0.22 is a marker).
     public var penWidth: ClosedRange<Float> = PaperRenderer().penWidth
+    /// `penWidth` when it is not the renderer's own (the cache's and the record's tags name it).
+    private var customPen: ClosedRange<Float>? { penWidth == PaperRenderer().penWidth ? nil : penWidth }
     /// How often each real training line is shown per epoch.
     public var realRepeats = 1
     /// A line model of the same architecture to start from (fine-tuning), or nil for fresh weights.
@@ -90,7 +92,7 @@ public struct LineRecipe: Sendable {
                                 gap: ClosedRange<Float>?, tag: String, threads: Int, progress: (String) -> Void) throws -> LineSet {
         let kindsTag = artefacts.map(\.rawValue).sorted().joined(separator: "+")
         let gapTag = gap.map { "-gap\($0.lowerBound)..\($0.upperBound)" } ?? ""
-            + (penWidth != PaperRenderer().penWidth ? "-pen\(penWidth.lowerBound)..\(penWidth.upperBound)" : "")
+            + (customPen.map { "-pen\($0.lowerBound)..\($0.upperBound)" } ?? "")
         let file = data.cache.map {
             ($0 as NSString).appendingPathComponent("strips-\(tag)-v\(LineImage.version)-\(kindsTag)\(artefactRate)-\(count)\(gapTag)"
                 + "-\(lengths.lowerBound)-\(lengths.upperBound)-\(seed).bin")
@@ -143,7 +145,7 @@ public struct LineRecipe: Sendable {
             + " lengths=\(syntheticLengths.lowerBound)-\(syntheticLengths.upperBound) seed=\(syntheticSeed) width=\(width)"
             + (stretch != 1 ? " stretch=\(stretch)" : "")
             + " artefacts=\(artefacts.map(\.rawValue).sorted().joined(separator: "+"))@\(artefactRate)"
-            + (penWidth != PaperRenderer().penWidth ? " pen=\(penWidth.lowerBound)-\(penWidth.upperBound)" : "")
+            + (customPen.map { " pen=\($0.lowerBound)-\($0.upperBound)" } ?? "")
     }
 
     /// Trains, calibrates the temperature on the validation lines, and returns the weight file.

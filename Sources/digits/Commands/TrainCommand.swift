@@ -280,9 +280,9 @@ struct TrainCommand: CLICommand {
         _ = try args.positionals().first.map { throw DigitError(.usage, "unexpected argument '\($0)'") }
         let parish = Locations.parishDirectory()
         if let calibrate {
-            // Only the temperature: the trained line model `calibrate`, its temperature raised
-            // until its answers on the validation images are right 99% of the time, one standard
-            // error to spare.
+            // Only the temperature: the trained line model `calibrate`, its temperature moved to
+            // the lowest at which its answers on the validation images are right 99% of the time,
+            // one standard error to spare.
             guard let validation = validationDir ?? parish.map({ ($0 as NSString).appendingPathComponent("validation") }) else {
                 throw DigitError(.io, "no validation folder: pass --validation-dir DIR, set PARISH_DIR, or run scripts/fetch-parish")
             }

@@ -234,6 +234,68 @@ final class ImageReaderTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(answered, 3)
     }
 
+    func testShadowedMarkerCloseupsAreReadAsOneGlyph() throws {
+        // Close-ups of the ten digits in a marker, each with a shadow across part of the frame:
+        // the line reader finds the strokes' edges or nothing and leaves most unanswered; taken
+        // whole at the frame's scale (`CloseupGlyph`), each is one glyph the digit network reads.
+        // Answered or not sure, never wrong, and more of them answered.
+        var renderer = PaperRenderer()
+        renderer.width = 320
+        renderer.height = 320
+        renderer.penWidth = 0.18...0.2
+        renderer.invertedShare = 0
+        renderer.shadowShare = 1
+        var artefacts = PaperArtefacts(kinds: [.closeup], rate: 1)
+        artefacts.closeupFill = 0.95...1.05
+        let recognizer = try TestRecognizers.shipped()
+        var lineOnly = ImageOptions()
+        lineOnly.readsCloseups = false
+        var answered = 0, answeredByLines = 0
+        for digit in 0...9 {
+            var rng = SplitMix64(seed: 70 + UInt64(digit))
+            let number = NumberComposer().compose([try TestPaths.digitDrawing(digit)], rng: &rng)
+            let image = try Self.decoded(try artefacts.render(number, with: renderer, rng: &rng))
+            let reading = try recognizer.read(image: image)
+            let byLines = try recognizer.read(image: image, options: lineOnly)
+            XCTAssertTrue(reading.text == "\(digit)" || !reading.isAnswered, "\(digit) read '\(reading.text)'")
+            XCTAssertTrue(byLines.text == "\(digit)" || !byLines.isAnswered, "\(digit) read '\(byLines.text)' by the line reader")
+            if reading.isAnswered { answered += 1 }
+            if byLines.isAnswered { answeredByLines += 1 }
+        }
+        XCTAssertGreaterThanOrEqual(answered, 8)
+        XCTAssertGreaterThanOrEqual(answered, answeredByLines + 2)
+    }
+
+    func testAVignettesDarkCornersAreNoCloseup() throws {
+        // A small number in the middle of a photo whose light (a lamp's spot off the centre)
+        // leaves two opposite corners dark: the corners span the frame like a close-up's glyph,
+        // but they hold none of the writing the line reader found, so the digit network is not
+        // asked about them.
+        var renderer = Self.clean()
+        renderer.width = 640
+        renderer.height = 480
+        renderer.digitHeight = 60...60
+        renderer.penWidth = 0.05...0.05
+        var rng = SplitMix64(seed: 9)
+        var paper = try renderer.render(Self.number([try TestPaths.digitDrawing(2), try TestPaths.digitDrawing(0)], gap: 0.4), rng: &rng)
+        for y in 0..<paper.height {
+            for x in 0..<paper.width {
+                // 0 on the diagonal through the centre, 1 at the top left and bottom right corners.
+                let d = abs(Float(x) / Float(paper.width) + Float(y) / Float(paper.height) - 1)
+                let k = y * paper.width + x
+                paper.gray[k] = UInt8(Float(paper.gray[k]) * (1 - 0.8 * max(0, d - 0.55) / 0.45))
+            }
+        }
+        let image = try Self.decoded(paper)
+        let glyph = try XCTUnwrap(CloseupGlyph(FloatImage(image)))
+        let reading = try TestRecognizers.shipped().read(image: image)
+        XCTAssertTrue(glyph.isCloseup, "the corners make a glyph that fills the frame")
+        let boxes = reading.digits.map(\.box)
+        XCTAssertFalse(boxes.isEmpty)
+        XCTAssertLessThan(glyph.inkShare(in: boxes.dropFirst().reduce(boxes[0]) { $0.union($1) }), CloseupGlyph.heldShare)
+        XCTAssertTrue(reading.text == "20" || !reading.isAnswered, "read '\(reading.text)'")
+    }
+
     func testATightCropWhoseWritingReachesTheEdgesIsRead() throws {
         // A 7 and a 0 cropped so tight that both touch the image's top and bottom edges: every
         // component touches the border, and they are the writing (both polarities).

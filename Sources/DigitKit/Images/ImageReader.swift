@@ -25,6 +25,10 @@ public struct ImageOptions: Sendable, Equatable {
     /// read as written. False cuts the digits apart and reads each with the digit network (the
     /// reader of versions before 0.3; what `--single` and small crops of one digit always use).
     public var readsLinesWhole = true
+    /// Whether an image the line reader leaves unanswered is also tried as a close-up of one
+    /// digit (`CloseupGlyph`: the whole frame's ink as one glyph, read by the digit network), the
+    /// digit network's answer kept when it is sure.
+    public var readsCloseups = true
     public init() {}
 }
 
@@ -81,7 +85,8 @@ extension DigitRecognizer {
                     if isLine(reading) { return reading }
                 }
             }
-            return NumberReading(lines: kept.isEmpty ? [readings[0]] : kept)
+            let reading = NumberReading(lines: kept.isEmpty ? [readings[0]] : kept)
+            return options.readsCloseups ? readCloseup(page, unanswered: reading) : reading
         }
         let working = page.reduced(toSide: options.workingSide)
         let map = InkMap(working)
@@ -161,6 +166,23 @@ extension DigitRecognizer {
             line.render(run, ink: ink, into: pixels)
         }
         return (reading, full)
+    }
+
+    /// A close-up of one digit that the line reader left unanswered (a "?" in it, or nothing read)
+    /// and read as at most two digits: when the whole image is one glyph that fills the frame
+    /// (`CloseupGlyph.isCloseup`) and holds what the line reader read (its ink covers at least
+    /// `CloseupGlyph.heldShare` of the box of the line reader's digits: a vignette's dark corners
+    /// or a shadowed side make a glyph beside the writing), the digit network reads it, and its
+    /// answer replaces the line reader's if it is sure. Otherwise the line reader's reading stands.
+    private func readCloseup(_ page: FloatImage, unanswered reading: NumberReading) -> NumberReading {
+        guard !reading.isAnswered, reading.digits.count <= 2, let glyph = CloseupGlyph(page), glyph.isCloseup else { return reading }
+        let boxes = reading.digits.map(\.box)
+        if let first = boxes.first, glyph.inkShare(in: boxes.dropFirst().reduce(first) { $0.union($1) }) < CloseupGlyph.heldShare {
+            return reading
+        }
+        let r = recognize(pixels: glyph.pixels)
+        guard r.digit != nil, r.confidence >= CloseupGlyph.sure else { return reading }
+        return NumberReading(r, box: glyph.box, strokes: [])
     }
 
     /// A pre-cropped digit. The ground is the median of the border (its polarity from the border's

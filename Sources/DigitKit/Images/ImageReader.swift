@@ -173,7 +173,9 @@ extension DigitRecognizer {
     /// (`CloseupGlyph.isCloseup`) and holds what the line reader read (its ink covers at least
     /// `CloseupGlyph.heldShare` of the box of the line reader's digits: a vignette's dark corners
     /// or a shadowed side make a glyph beside the writing), the digit network reads it, and its
-    /// answer replaces the line reader's if it is sure. Otherwise the line reader's reading stands.
+    /// answer replaces the line reader's when it is at least `CloseupGlyph.sure` (0.98), or
+    /// answered at the threshold and one of the line reader's best guesses. Otherwise the line
+    /// reader's reading stands.
     private func readCloseup(_ page: FloatImage, unanswered reading: NumberReading) -> NumberReading {
         guard !reading.isAnswered, reading.digits.count <= 2, let glyph = CloseupGlyph(page), glyph.isCloseup else { return reading }
         let boxes = reading.digits.map(\.box)
@@ -181,7 +183,10 @@ extension DigitRecognizer {
             return reading
         }
         let r = recognize(pixels: glyph.pixels)
-        guard r.digit != nil, r.confidence >= CloseupGlyph.sure else { return reading }
+        // Sure by itself, or at the usual threshold when the line reader's best reading holds
+        // the same digit (two readers of different ink agree).
+        guard let digit = r.digit,
+              r.confidence >= CloseupGlyph.sure || reading.digits.contains(where: { $0.bestGuess == digit }) else { return reading }
         return NumberReading(r, box: glyph.box, strokes: [])
     }
 

@@ -86,7 +86,7 @@ extension DigitRecognizer {
                 }
             }
             let reading = NumberReading(lines: kept.isEmpty ? [readings[0]] : kept)
-            return options.readsCloseups ? readCloseup(page, unanswered: reading) : reading
+            return options.readsCloseups ? readCloseup(image, unanswered: reading) : reading
         }
         let working = page.reduced(toSide: options.workingSide)
         let map = InkMap(working)
@@ -176,8 +176,8 @@ extension DigitRecognizer {
     /// answer replaces the line reader's when it is at least `CloseupGlyph.sure` (0.98), or
     /// answered at the threshold and one of the line reader's best guesses. Otherwise the line
     /// reader's reading stands.
-    private func readCloseup(_ page: FloatImage, unanswered reading: NumberReading) -> NumberReading {
-        guard !reading.isAnswered, reading.digits.count <= 2, let glyph = CloseupGlyph(page), glyph.isCloseup else { return reading }
+    private func readCloseup(_ image: DecodedImage, unanswered reading: NumberReading) -> NumberReading {
+        guard !reading.isAnswered, reading.digits.count <= 2, let glyph = CloseupGlyph(FloatImage(image)), glyph.isCloseup else { return reading }
         let boxes = reading.digits.map(\.box)
         if let first = boxes.first, glyph.inkShare(in: boxes.dropFirst().reduce(first) { $0.union($1) }) < CloseupGlyph.heldShare {
             return reading

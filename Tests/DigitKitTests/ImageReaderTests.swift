@@ -296,6 +296,25 @@ final class ImageReaderTests: XCTestCase {
         XCTAssertTrue(reading.text == "20" || !reading.isAnswered, "read '\(reading.text)'")
     }
 
+    func testATightCropUnderADarkBorderIsRead() throws {
+        // A number cut tight from a scan with the scanner's dark border along the top or the
+        // bottom, a few pens deep: the border is no ink, its edge no line, and the number is read.
+        var rng = SplitMix64(seed: 12)
+        let paper = try Self.clean().render(Self.number([try TestPaths.digitDrawing(7), try TestPaths.digitDrawing(4)], gap: 0.3), rng: &rng)
+        let box = paper.digitBoxes.dropFirst().reduce(paper.digitBoxes[0]) { $0.union($1) }
+        let (y0, y1) = (max(0, box.y - 6), min(paper.height, box.maxY + 6))
+        let (x0, x1) = (max(0, box.x - 6), min(paper.width, box.maxX + 6))
+        for top in [true, false] {
+            let band = 14, w = x1 - x0, h = y1 - y0 + band
+            var gray = [UInt8](repeating: 24, count: w * h)
+            for y in y0..<y1 {
+                for x in x0..<x1 { gray[(y - y0 + (top ? band : 0)) * w + x - x0] = paper.gray[y * paper.width + x] }
+            }
+            let reading = try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: w, height: h))
+            XCTAssertEqual(reading.text, "74", "border \(top ? "above" : "below")")
+        }
+    }
+
     func testATightCropWhoseWritingReachesTheEdgesIsRead() throws {
         // A 7 and a 0 cropped so tight that both touch the image's top and bottom edges: every
         // component touches the border, and they are the writing (both polarities).

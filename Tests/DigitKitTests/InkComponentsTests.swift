@@ -90,6 +90,23 @@ final class InkComponentsTests: XCTestCase {
         XCTAssertEqual(Self.page(width: 160, height: 100, strokes: [(40, 20, 43, 79)]).paperColumns, 0..<160)
     }
 
+    func testInkMap_ATightCropUnderADarkBorderHasDarkInk() {
+        // A crop cut tight around the writing, 52 rows tall, with a near-black border along its
+        // top (a scanner's margin, the edge of a cheque) 10 rows deep, grey paper with grain and
+        // two faint strokes: the border drags the blocks' level down beside it, so the paper
+        // there stands above it like chalk; counted a block away from the border, the strokes
+        // decide, and they are dark.
+        let w = 130, h = 52
+        var rng = SplitMix64(seed: 6)
+        var v = (0..<(w * h)).map { _ in Float(Int(rng.uniform(196, 210))) }
+        for y in 0..<10 { for x in 0..<w { v[y * w + x] = 22 } }
+        for y in 16..<46 { for x in 40..<43 { v[y * w + x] = 150 }; for x in 80..<83 { v[y * w + x] = 150 } }
+        let page = FloatImage(width: w, height: h, values: v)
+        XCTAssertEqual(page.paperRows, 10..<52)
+        XCTAssertEqual(page.paperColumns, 0..<130)
+        XCTAssertFalse(InkMap(page).lightInk)
+    }
+
     /// A ring (an elliptic band `pen` pixels wide, a tenth of the height or more from the edges) on
     /// gray paper, or the inverse.
     static func ring(width w: Int, height h: Int, pen: Float, inverted: Bool = false) -> (page: FloatImage, isInk: [Bool]) {

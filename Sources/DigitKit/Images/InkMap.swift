@@ -49,13 +49,28 @@ struct FloatImage {
     var paperColumns: Range<Int> {
         var sums = [Float](repeating: 0, count: width)
         for y in 0..<height { for x in 0..<width { sums[x] += values[y * width + x] } }
-        let level = sums.sorted()[width / 2]
+        return Self.paper(sums)
+    }
+
+    /// The rows of paper, as `paperColumns`: all but a dark border above or below (on a crop cut
+    /// tight around the writing, a scanner's margin or the edge of a cheque runs along it).
+    var paperRows: Range<Int> {
+        var sums = [Float](repeating: 0, count: height)
+        for y in 0..<height { for x in 0..<width { sums[y] += values[y * width + x] } }
+        return Self.paper(sums)
+    }
+
+    /// The widest run of lines (columns or rows, by their sums) at least 0.35 of the median
+    /// line, all of them when that run is narrower than a quarter.
+    private static func paper(_ sums: [Float]) -> Range<Int> {
+        let n = sums.count
+        let level = sums.sorted()[n / 2]
         var best = 0..<0, start = 0
-        for x in 0...width where x == width || sums[x] < 0.35 * level {
+        for x in 0...n where x == n || sums[x] < 0.35 * level {
             if x - start > best.count { best = start..<x }
             start = x + 1
         }
-        return best.count >= width / 4 ? best : 0..<width
+        return best.count >= n / 4 ? best : 0..<n
     }
 
     /// The polarity of a small pre-cropped digit, from its border (the ground): light ink when the
@@ -85,7 +100,9 @@ struct FloatImage {
 ///    A scanner's black margin (columns darker than 0.35 of the median column, `paperColumns`)
 ///    drags the blocks' level down beside it, so the paper there departs upwards like chalk: the
 ///    departures are counted a block away from such a margin (on real scans of faint ink the
-///    margin's edge outweighed the writing and the page was taken for light ink).
+///    margin's edge outweighed the writing and the page was taken for light ink). The same holds
+///    for a dark border above or below (rows darker than 0.35 of the median row, `paperRows`): on
+///    a crop cut tight around a number it lies a few rows from the writing.
 /// 2. **Pen width.** The pixels departing from the level by more than 6 noise deviations (away from
 ///    a margin, as above) are a rough mask of the ink; its mean width (2 · area / boundary) is the
 ///    pen's. A broad pen (a marker filling a close-up or a small crop) may fill whole blocks,
@@ -120,7 +137,8 @@ struct InkMap {
         let w = page.width, h = page.height
         let block = max(8, max(w, h) / 16)
         paperColumns = page.paperColumns
-        var found = Self.departures(page, block: block, paper: paperColumns)
+        let rows = page.paperRows
+        var found = Self.departures(page, block: block, paper: paperColumns, rows: rows)
         // A broad pen (a marker filling a close-up) may fill whole blocks, whose level then follows
         // the ink, so that only the edges of its strokes depart from it. Where one threshold over
         // the page finds strokes much broader than that, with paper along most of the border, and
@@ -129,7 +147,7 @@ struct InkMap {
         // A pen a third of a block wide with paper all along the border needs no such check.
         if let broad = Self.split(page), broad.strokeWidth > 1.5 * found.strokeWidth {
             let filled = 3 * found.strokeWidth > Float(block) && broad.inkOnBorder <= 0.05
-            if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, noise: found.noise) {
+            if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, rows: rows, noise: found.noise) {
                 found = (broad.lightInk, broad.strokeWidth, found.noise)
             }
         }
@@ -148,7 +166,8 @@ struct InkMap {
     /// The polarity and the pen's width from the ink's departures from the page's level (the
     /// median of blocks `block` pixels across, interpolated), and the noise's deviation they were
     /// measured against (estimated from the page unless `noise` is given); steps 1 and 2 above.
-    private static func departures(_ page: FloatImage, block: Int, paper: Range<Int>, noise: Float? = nil) -> (lightInk: Bool, strokeWidth: Float, noise: Float) {
+    private static func departures(_ page: FloatImage, block: Int, paper: Range<Int>, rows: Range<Int>,
+                                   noise: Float? = nil) -> (lightInk: Bool, strokeWidth: Float, noise: Float) {
         let w = page.width, h = page.height
         let level = Morphology.blockQuantile(page.values, width: w, height: h, block: block, q: 0.5)
         var residual = [Float](repeating: 0, count: w * h)
@@ -157,10 +176,13 @@ struct InkMap {
         let t = 5 * sigma
         // Beside a scanner's margin the blocks' level falls towards the margin's, and the paper
         // there departs upwards like light ink: the evidence is taken a block away from it.
-        let inner = paper.count == w ? paper : (paper.lowerBound + block)..<max(paper.lowerBound + block, paper.upperBound - block)
-        let counted = inner.isEmpty ? 0..<w : inner
+        func inner(_ lines: Range<Int>, _ n: Int) -> Range<Int> {
+            let kept = lines.count == n ? lines : (lines.lowerBound + block)..<max(lines.lowerBound + block, lines.upperBound - block)
+            return kept.isEmpty ? 0..<n : kept
+        }
+        let counted = inner(paper, w), countedRows = inner(rows, h)
         var darker: Float = 0, lighter: Float = 0
-        for y in 0..<h {
+        for y in countedRows {
             for x in counted {
                 let r = residual[y * w + x]
                 darker += max(0, -r - t)
@@ -173,7 +195,7 @@ struct InkMap {
         let sign: Float = lightInk ? 1 : -1
         let rough = max(6 * sigma, 12)
         var mask = [Bool](repeating: false, count: w * h)
-        for y in 0..<h { for x in counted { mask[y * w + x] = sign * residual[y * w + x] > rough } }
+        for y in countedRows { for x in counted { mask[y * w + x] = sign * residual[y * w + x] > rough } }
         return (lightInk, Self.strokeWidth(mask, width: w, height: h), sigma)
     }
 
@@ -196,8 +218,8 @@ struct InkMap {
     /// Whether the departures from blocks three of `broad`'s strokes across, against the page's
     /// `noise`, find strokes of the same polarity at least half as broad.
     private static func confirms(_ broad: (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float), page: FloatImage,
-                                 block: Int, paper: Range<Int>, noise: Float) -> Bool {
-        let coarse = departures(page, block: max(block, Int(3 * broad.strokeWidth)), paper: paper, noise: noise)
+                                 block: Int, paper: Range<Int>, rows: Range<Int>, noise: Float) -> Bool {
+        let coarse = departures(page, block: max(block, Int(3 * broad.strokeWidth)), paper: paper, rows: rows, noise: noise)
         return coarse.lightInk == broad.lightInk && coarse.strokeWidth >= 0.5 * broad.strokeWidth
     }
 

@@ -36,7 +36,7 @@ public struct LineImage: Sendable {
     /// A rule or column line is at least this many times as long as it is thick (`isRule`).
     static let ruleLength = 10
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 7
+    public static let version = 8
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -234,13 +234,16 @@ public struct LineImage: Sendable {
     }
 
     /// Step 2: dark pieces touching the border that fill their box (a scanner's margin, the edge
-    /// of the sheet, a table's shadow).
+    /// of the sheet, a table's shadow): broader than four pen widths, or of any breadth when
+    /// they run along four fifths of the side they touch (on a crop cut tight around the
+    /// writing a margin above or below it is only a few pens broad).
     static func removeMargins(_ ink: inout [Float], _ mask: inout [Bool], width w: Int, height h: Int, pen: Float) {
         let found = InkComponents.label(width: w, height: h, seed: { mask[$0] }, grow: { mask[$0] })
         for c in found.components {
             let touches = c.x0 == 0 || c.y0 == 0 || c.x1 == w - 1 || c.y1 == h - 1
+            let alongSide = (c.y0 == 0 || c.y1 == h - 1) && 5 * c.width >= 4 * w || (c.x0 == 0 || c.x1 == w - 1) && 5 * c.height >= 4 * h
             let fill = Float(c.pixels.count) / Float(c.width * c.height)
-            guard touches, fill > 0.55, Float(min(c.width, c.height)) > 4 * pen else { continue }
+            guard touches, fill > 0.55, Float(min(c.width, c.height)) > 4 * pen || alongSide else { continue }
             // The dark region and a pen's width around it (its soft edge).
             let grow = Int(pen.rounded(.up)) + 1
             for p in c.pixels {

@@ -21,8 +21,10 @@ import Foundation
 /// It is a close-up (`isCloseup`) when its ink spans at least `closeupHeight` of the frame's
 /// height, is at most `tallest` times as tall as wide (a rule or a margin's edge is taller), and
 /// is at most two parts (a digit's strokes, or a digit and a bit of the next). Only then is the
-/// glyph read with the digit network, and only when the line reader answered nothing
-/// (`DigitRecognizer.read(image:options:)`).
+/// glyph read with the digit network, and only when the line reader left the image unanswered
+/// (`DigitRecognizer.read(image:options:)`, which also asks that the glyph hold what the line
+/// reader read: `inkShare(in:)` at least `heldShare`; and that the answer be at least `sure`,
+/// or agree with the line reader's best guess).
 struct CloseupGlyph {
     static let side = 64
     static let closing: Float = 0.17

@@ -205,25 +205,31 @@ final class ImageReaderTests: XCTestCase {
         }
     }
 
+    /// A 320×320 phone close-up of the fixture `digit` that fills `fill` of the frame's height,
+    /// in a pen `pen` of the writing's height, with a shadow with probability `shadow`.
+    static func closeup(_ digit: Int, pen: ClosedRange<Float>, shadow: Float, fill: ClosedRange<Float>, seed: UInt64) throws -> PaperImage {
+        var renderer = PaperRenderer()
+        renderer.width = 320
+        renderer.height = 320
+        renderer.penWidth = pen
+        renderer.invertedShare = 0
+        renderer.shadowShare = shadow
+        var artefacts = PaperArtefacts(kinds: [.closeup], rate: 1)
+        artefacts.closeupFill = fill
+        var rng = SplitMix64(seed: seed)
+        let number = NumberComposer().compose([try TestPaths.digitDrawing(digit)], rng: &rng)
+        return try artefacts.render(number, with: renderer, rng: &rng)
+    }
+
     func testMarkerCloseupsThatRunOffTheFrameAreRead() throws {
         // Phone close-ups of one digit in a broad marker (a fifth of its height) that fills the
         // frame and runs off it: the strokes fill whole blocks of the paper's level, so only their
         // edges depart from it, and they cross the image's border. Found whole, each is read as
         // its digit (the best reading); answered, or not sure, never wrong. (The paper model of
         // run S2 reads the 0 at 66%: not answered; the one before read all four sure.)
-        var renderer = PaperRenderer()
-        renderer.width = 320
-        renderer.height = 320
-        renderer.penWidth = 0.2...0.2
-        renderer.invertedShare = 0
-        renderer.shadowShare = 0
-        var artefacts = PaperArtefacts(kinds: [.closeup], rate: 1)
-        artefacts.closeupFill = 1.0...1.08
         var best: [String] = [], answered = 0
         for (k, digit) in [0, 2, 5, 8].enumerated() {
-            var rng = SplitMix64(seed: 40 + UInt64(k))
-            let number = NumberComposer().compose([try TestPaths.digitDrawing(digit)], rng: &rng)
-            let paper = try artefacts.render(number, with: renderer, rng: &rng)
+            let paper = try Self.closeup(digit, pen: 0.2...0.2, shadow: 0, fill: 1.0...1.08, seed: 40 + UInt64(k))
             XCTAssertEqual(paper.effects.artefacts, ["closeup"])
             let reading = try TestRecognizers.shipped().read(image: try Self.decoded(paper))
             best.append(reading.bestText)
@@ -239,22 +245,12 @@ final class ImageReaderTests: XCTestCase {
         // the line reader finds the strokes' edges or nothing and leaves most unanswered; taken
         // whole at the frame's scale (`CloseupGlyph`), each is one glyph the digit network reads.
         // Answered or not sure, never wrong, and more of them answered.
-        var renderer = PaperRenderer()
-        renderer.width = 320
-        renderer.height = 320
-        renderer.penWidth = 0.18...0.2
-        renderer.invertedShare = 0
-        renderer.shadowShare = 1
-        var artefacts = PaperArtefacts(kinds: [.closeup], rate: 1)
-        artefacts.closeupFill = 0.95...1.05
         let recognizer = try TestRecognizers.shipped()
         var lineOnly = ImageOptions()
         lineOnly.readsCloseups = false
         var answered = 0, answeredByLines = 0
         for digit in 0...9 {
-            var rng = SplitMix64(seed: 70 + UInt64(digit))
-            let number = NumberComposer().compose([try TestPaths.digitDrawing(digit)], rng: &rng)
-            let image = try Self.decoded(try artefacts.render(number, with: renderer, rng: &rng))
+            let image = try Self.decoded(try Self.closeup(digit, pen: 0.18...0.2, shadow: 1, fill: 0.95...1.05, seed: 70 + UInt64(digit)))
             let reading = try recognizer.read(image: image)
             let byLines = try recognizer.read(image: image, options: lineOnly)
             XCTAssertTrue(reading.text == "\(digit)" || !reading.isAnswered, "\(digit) read '\(reading.text)'")

@@ -292,6 +292,27 @@ final class ImageReaderTests: XCTestCase {
         XCTAssertTrue(reading.text == "20" || !reading.isAnswered, "read '\(reading.text)'")
     }
 
+    func testAnUprightOneAtTheSideOfATightCropIsNoColumnLine() throws {
+        // 14 and 71 cut tight (6 pixels around the writing): the 1, an upright stroke down an
+        // outer fifth of the crop, is as long as a column line there, but no taller than the
+        // writing beside it and clear of the crop's top and bottom; before, it was taken away
+        // and "4" answered.
+        for digits in [[1, 4], [7, 1]] {
+            var rng = SplitMix64(seed: 13)
+            let paper = try Self.clean().render(Self.number(try digits.map { try TestPaths.digitDrawing($0) }, gap: 0.3), rng: &rng)
+            let box = paper.digitBoxes.dropFirst().reduce(paper.digitBoxes[0]) { $0.union($1) }
+            let (y0, y1) = (max(0, box.y - 6), min(paper.height, box.maxY + 6))
+            let (x0, x1) = (max(0, box.x - 6), min(paper.width, box.maxX + 6))
+            var gray = [UInt8](repeating: 0, count: (x1 - x0) * (y1 - y0))
+            for y in y0..<y1 { for x in x0..<x1 { gray[(y - y0) * (x1 - x0) + x - x0] = paper.gray[y * paper.width + x] } }
+            if let dir = ProcessInfo.processInfo.environment["DUMP"] {
+                try Data(PNG.encode(gray: gray, width: x1 - x0, height: y1 - y0)).write(to: URL(fileURLWithPath: "\(dir)/\(digits).png"))
+            }
+            let reading = try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: x1 - x0, height: y1 - y0))
+            XCTAssertEqual(reading.text, digits.map(String.init).joined())
+        }
+    }
+
     func testATightCropUnderADarkBorderIsRead() throws {
         // A number cut tight from a scan with the scanner's dark border along the top or the
         // bottom, a few pens deep: the border is no ink, its edge no line, and the number is read.

@@ -88,6 +88,9 @@ final class InkComponentsTests: XCTestCase {
         XCTAssertFalse(InkMap(page).lightInk)
         // Without a margin every column is paper.
         XCTAssertEqual(Self.page(width: 160, height: 100, strokes: [(40, 20, 43, 79)]).paperColumns, 0..<160)
+        // An upright 1 near the side of a crop cut tight around it, dark in most of its rows, is
+        // a stroke, not a margin: a border starts within a twentieth of the side.
+        XCTAssertEqual(Self.page(width: 96, height: 110, strokes: [(6, 6, 11, 104)]).paperColumns, 0..<96)
     }
 
     func testInkMap_ATightCropUnderADarkBorderHasDarkInk() {

@@ -36,7 +36,7 @@ public struct LineImage: Sendable {
     /// A rule or column line is at least this many times as long as it is thick (`isRule`).
     static let ruleLength = 10
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 8
+    public static let version = 9
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -269,6 +269,10 @@ public struct LineImage: Sendable {
         func outer(_ x: Int) -> Bool { x < paper.lowerBound + fifth || x >= paper.upperBound - fifth }
         var rule = [Bool](repeating: false, count: w * h)
         let beyond = Int((2 * pen).rounded(.up)) + 1
+        var tallest = 0
+        func isStroke(_ top: Int, _ bottom: Int) -> Bool {
+            2 * tallest >= h && top > 0 && bottom < h - 1 && 2 * (bottom - top + 1) <= 3 * tallest
+        }
         // Runs along rows (`along` = x, across = y) and down the outer columns.
         func scan(rows: Bool) {
             let n = rows ? h : w, length = rows ? w : h
@@ -283,7 +287,7 @@ public struct LineImage: Sendable {
                     guard mask[index(a, line)] else { a += 1; continue }
                     var e = a
                     while e < length, mask[index(e, line)] { e += 1 }
-                    if e - a >= minRun {
+                    if e - a >= minRun, rows || !isStroke(a, e - 1) {
                         var extents: [Int] = []
                         for p in a..<e {
                             var lo = line, hi = line
@@ -301,6 +305,14 @@ public struct LineImage: Sendable {
             }
         }
         scan(rows: true)
+        // On a crop cut tight around the writing (its tallest piece in the middle three fifths,
+        // the rules along rows found above left out and pieces from the top row to the bottom
+        // one too, at least half the image's height), a stroke
+        // down an outer fifth no taller than a fifth more than that piece and clear of the
+        // image's top and bottom rows is a digit's (an upright 1 at the side); a column line
+        // there is longer, or runs out of the image.
+        let pieces = InkComponents.label(width: w, height: h, seed: { mask[$0] && !rule[$0] }, grow: { mask[$0] && !rule[$0] }).components
+        tallest = pieces.filter { !outer(Int($0.midX)) && $0.height < h }.map(\.height).max() ?? 0
         scan(rows: false)
         // A column line broken by a faint scan (no run as long as half the image) is found by
         // its count: a column in the outer fifths with ink in at least 40% of its rows, where the
@@ -310,7 +322,9 @@ public struct LineImage: Sendable {
         for y in 0..<h { for x in 0..<w where mask[y * w + x] { counts[x] += 1 } }
         for x in 0..<w where outer(x) && 5 * counts[x] >= 2 * h && Float(counts[x]) >= 15 * pen {
             let beside = max(x - side >= 0 ? counts[x - side] : 0, x + side < w ? counts[x + side] : 0)
-            guard 2 * beside < counts[x] else { continue }
+            guard 2 * beside < counts[x],
+                  let first = (0..<h).first(where: { mask[$0 * w + x] }), let last = (0..<h).last(where: { mask[$0 * w + x] }),
+                  !isStroke(first, last) else { continue }
             for y in 0..<h where mask[y * w + x] {
                 // Keep ink that runs on across the line (a stroke crossing it).
                 var run = 1, l = x - 1, r = x + 1
@@ -345,9 +359,16 @@ public struct LineImage: Sendable {
         let stroke = min(pen, InkMap.strokeWidth(found.components, mask: mask, width: w, height: h))
         let minimum = max(3, Int(stroke * stroke), largest / 40)
         var kept: [InkComponents.Component] = []
-        // Thin pieces as tall as most of the image are what is left of rules, not writing.
-        let tallThin = { (c: InkComponents.Component) in Float(c.width) <= 1.5 * pen + 1 && 5 * c.height >= 3 * h }
+        // Thin pieces as tall as most of the image are what is left of rules, not writing; on a
+        // crop cut tight around the writing (the other pieces at least half its height) one clear
+        // of its top and bottom rows and no more than half again as tall as they are is a
+        // stroke of it (an upright 1).
         let candidates = found.components.filter { $0.pixels.count >= minimum }
+        let thinAndTall = { (c: InkComponents.Component) in Float(c.width) <= 1.5 * pen + 1 && 5 * c.height >= 3 * h }
+        let writingHeight = candidates.filter { !thinAndTall($0) }.map(\.height).max() ?? 0
+        let tallThin = { (c: InkComponents.Component) in
+            thinAndTall(c) && !(2 * writingHeight >= h && c.y0 > 0 && c.y1 < h - 1 && 2 * c.height <= 3 * writingHeight)
+        }
         let writing = candidates.filter { !tallThin($0) }
         for c in writing.isEmpty ? candidates : writing {
             kept.append(c)

@@ -269,9 +269,21 @@ public struct LineImage: Sendable {
         func outer(_ x: Int) -> Bool { x < paper.lowerBound + fifth || x >= paper.upperBound - fifth }
         var rule = [Bool](repeating: false, count: w * h)
         let beyond = Int((2 * pen).rounded(.up)) + 1
-        var tallest = 0
+        // On a crop cut tight around the writing (its tallest piece in the middle three fifths,
+        // the rules along rows left out and pieces from the top row to the bottom one too, at
+        // least half the image's height), a stroke down an outer fifth at most half again as
+        // tall as that piece and clear of the image's top and bottom rows is a digit's (an
+        // upright 1 at the side); a column line there is longer, or runs out of the image. The
+        // pieces are labelled only when a column line is a candidate.
+        var rowRules: [Bool] = [], tallest: Int?
         func isStroke(_ top: Int, _ bottom: Int) -> Bool {
-            2 * tallest >= h && top > 0 && bottom < h - 1 && 2 * (bottom - top + 1) <= 3 * tallest
+            if tallest == nil {
+                let pieces = InkComponents.label(width: w, height: h, seed: { mask[$0] && !rowRules[$0] },
+                                                 grow: { mask[$0] && !rowRules[$0] }).components
+                tallest = pieces.filter { !outer(Int($0.midX)) && $0.height < h }.map(\.height).max() ?? 0
+            }
+            let t = tallest ?? 0
+            return 2 * t >= h && top > 0 && bottom < h - 1 && 2 * (bottom - top + 1) <= 3 * t
         }
         // Runs along rows (`along` = x, across = y) and down the outer columns.
         func scan(rows: Bool) {
@@ -305,14 +317,7 @@ public struct LineImage: Sendable {
             }
         }
         scan(rows: true)
-        // On a crop cut tight around the writing (its tallest piece in the middle three fifths,
-        // the rules along rows found above left out and pieces from the top row to the bottom
-        // one too, at least half the image's height), a stroke
-        // down an outer fifth no taller than a fifth more than that piece and clear of the
-        // image's top and bottom rows is a digit's (an upright 1 at the side); a column line
-        // there is longer, or runs out of the image.
-        let pieces = InkComponents.label(width: w, height: h, seed: { mask[$0] && !rule[$0] }, grow: { mask[$0] && !rule[$0] }).components
-        tallest = pieces.filter { !outer(Int($0.midX)) && $0.height < h }.map(\.height).max() ?? 0
+        rowRules = rule
         scan(rows: false)
         // A column line broken by a faint scan (no run as long as half the image) is found by
         // its count: a column in the outer fifths with ink in at least 40% of its rows, where the

@@ -298,35 +298,32 @@ final class ImageReaderTests: XCTestCase {
         // writing beside it and clear of the crop's top and bottom; before, it was taken away
         // and "4" answered.
         for digits in [[1, 4], [7, 1]] {
-            var rng = SplitMix64(seed: 13)
-            let paper = try Self.clean().render(Self.number(try digits.map { try TestPaths.digitDrawing($0) }, gap: 0.3), rng: &rng)
-            let box = paper.digitBoxes.dropFirst().reduce(paper.digitBoxes[0]) { $0.union($1) }
-            let (y0, y1) = (max(0, box.y - 6), min(paper.height, box.maxY + 6))
-            let (x0, x1) = (max(0, box.x - 6), min(paper.width, box.maxX + 6))
-            var gray = [UInt8](repeating: 0, count: (x1 - x0) * (y1 - y0))
-            for y in y0..<y1 { for x in x0..<x1 { gray[(y - y0) * (x1 - x0) + x - x0] = paper.gray[y * paper.width + x] } }
-            if let dir = ProcessInfo.processInfo.environment["DUMP"] {
-                try Data(PNG.encode(gray: gray, width: x1 - x0, height: y1 - y0)).write(to: URL(fileURLWithPath: "\(dir)/\(digits).png"))
-            }
-            let reading = try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: x1 - x0, height: y1 - y0))
+            let (gray, w, h) = try Self.tightCrop(digits, seed: 13)
+            let reading = try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: w, height: h))
             XCTAssertEqual(reading.text, digits.map(String.init).joined())
         }
+    }
+
+    /// The fixture `digits` rendered clean and cut 6 pixels around their ink: gray, width, height.
+    static func tightCrop(_ digits: [Int], seed: UInt64) throws -> (gray: [UInt8], width: Int, height: Int) {
+        var rng = SplitMix64(seed: seed)
+        let paper = try clean().render(number(try digits.map { try TestPaths.digitDrawing($0) }, gap: 0.3), rng: &rng)
+        let box = paper.digitBoxes.dropFirst().reduce(paper.digitBoxes[0]) { $0.union($1) }
+        let (y0, y1) = (max(0, box.y - 6), min(paper.height, box.maxY + 6))
+        let (x0, x1) = (max(0, box.x - 6), min(paper.width, box.maxX + 6))
+        var gray = [UInt8](repeating: 0, count: (x1 - x0) * (y1 - y0))
+        for y in y0..<y1 { for x in x0..<x1 { gray[(y - y0) * (x1 - x0) + x - x0] = paper.gray[y * paper.width + x] } }
+        return (gray, x1 - x0, y1 - y0)
     }
 
     func testATightCropUnderADarkBorderIsRead() throws {
         // A number cut tight from a scan with the scanner's dark border along the top or the
         // bottom, a few pens deep: the border is no ink, its edge no line, and the number is read.
-        var rng = SplitMix64(seed: 12)
-        let paper = try Self.clean().render(Self.number([try TestPaths.digitDrawing(7), try TestPaths.digitDrawing(4)], gap: 0.3), rng: &rng)
-        let box = paper.digitBoxes.dropFirst().reduce(paper.digitBoxes[0]) { $0.union($1) }
-        let (y0, y1) = (max(0, box.y - 6), min(paper.height, box.maxY + 6))
-        let (x0, x1) = (max(0, box.x - 6), min(paper.width, box.maxX + 6))
+        let crop = try Self.tightCrop([7, 4], seed: 12)
         for top in [true, false] {
-            let band = 14, w = x1 - x0, h = y1 - y0 + band
+            let band = 14, w = crop.width, h = crop.height + band
             var gray = [UInt8](repeating: 24, count: w * h)
-            for y in y0..<y1 {
-                for x in x0..<x1 { gray[(y - y0 + (top ? band : 0)) * w + x - x0] = paper.gray[y * paper.width + x] }
-            }
+            for k in crop.gray.indices { gray[k + (top ? band * w : 0)] = crop.gray[k] }
             let reading = try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: w, height: h))
             XCTAssertEqual(reading.text, "74", "border \(top ? "above" : "below")")
         }

@@ -26,6 +26,23 @@ final class WriterAdaptationTests: XCTestCase {
         XCTAssertLessThan(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int, WriterProfile.maxFileBytes)
     }
 
+    func testProfile_AValueFarOutOfRangeIsRefusedNamingItsPlace() throws {
+        // Finite but huge (8.5e37, found by the profiles fuzz target): the logits overflowed and
+        // the adapted model answered NaN. Refused on load, naming the tensor and the index.
+        let folder = try temporaryFolder(self)
+        let path = folder.appendingPathComponent("huge.profile").path
+        var made = profile(for: FuzzChecks.profileBase)
+        made.weight.values[1610] = 8.457e37
+        try made.write(to: path)
+        XCTAssertThrowsError(try WriterProfile.load(path: path)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("huge.profile") && text.contains("tensor 'weight'[1610]") && text.contains("out of range"), text)
+        }
+        made.weight.values[1610] = WriterProfile.largestValue
+        try made.write(to: path)
+        XCTAssertNoThrow(try WriterProfile.load(path: path))
+    }
+
     func testProfile_AppliedReplacesOnlyTheLastLayer() throws {
         let base = FuzzChecks.profileBase
         let adapted = try profile(for: base).apply(to: base, file: "me.profile")

@@ -14,6 +14,9 @@ import Foundation
 public struct WriterProfile: Sendable {
     public static let format = "digits-profile"
     public static let formatVersion = "1"
+    /// The largest size of a value of a profile's tensors (a refit stays near the base's weights,
+    /// of order 1; beyond this the logits could overflow).
+    public static let largestValue: Float = 10_000
     /// A profile is one layer's weights and a few lines of record: anything bigger is not one.
     public static let maxFileBytes = 1 << 20
 
@@ -84,6 +87,12 @@ public struct WriterProfile: Sendable {
         for (name, t) in [("weight", weight), ("bias", bias)] where t != nil {
             if let i = t!.values.firstIndex(where: { !$0.isFinite }) {
                 throw DigitError(.format, file: path, at: "tensor '\(name)'[\(i)]", "not a finite number")
+            }
+            // A refitted last layer stays near the base's (of order 1); a value far beyond makes
+            // the logits overflow to infinity and the probabilities not numbers.
+            if let i = t!.values.firstIndex(where: { abs($0) > Self.largestValue }) {
+                throw DigitError(.format, file: path, at: "tensor '\(name)'[\(i)]",
+                                 "\(t!.values[i]) is out of range (a profile's values are at most \(Int(Self.largestValue)) in size)")
             }
         }
         var record = m

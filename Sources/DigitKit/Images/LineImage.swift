@@ -283,7 +283,7 @@ public struct LineImage: Sendable {
                 tallest = pieces.filter { !outer(Int($0.midX)) && $0.height < h }.map(\.height).max() ?? 0
             }
             let t = tallest ?? 0
-            return 2 * t >= h && top > 0 && bottom < h - 1 && 2 * (bottom - top + 1) <= 3 * t
+            return Self.isUprightStroke(top: top, bottom: bottom, height: h, writingHeight: t)
         }
         // Runs along rows (`along` = x, across = y) and down the outer columns.
         func scan(rows: Bool) {
@@ -344,6 +344,15 @@ public struct LineImage: Sendable {
         }
     }
 
+    /// Whether a thin upright stroke from row `top` to `bottom` (inclusive) of an image `height`
+    /// rows tall is writing rather than a column line or a rule's remains: on a crop cut tight
+    /// around the writing (`writingHeight`, its tallest other piece, at least half the image's
+    /// height), one clear of the top and bottom rows and at most half again as tall as that
+    /// piece (an upright 1 at the side).
+    static func isUprightStroke(top: Int, bottom: Int, height h: Int, writingHeight: Int) -> Bool {
+        2 * writingHeight >= h && top > 0 && bottom < h - 1 && 2 * (bottom - top + 1) <= 3 * writingHeight
+    }
+
     /// Whether a run of ink `length` long and `thickness` thick is long enough for its thickness
     /// to be a rule: a marker's stroke across a close-up that the digit fills (a 7's bar, a 0's
     /// top) is as long as a rule there, but a rule is thin for its length.
@@ -372,7 +381,7 @@ public struct LineImage: Sendable {
         let thinAndTall = { (c: InkComponents.Component) in Float(c.width) <= 1.5 * pen + 1 && 5 * c.height >= 3 * h }
         let writingHeight = candidates.filter { !thinAndTall($0) }.map(\.height).max() ?? 0
         let tallThin = { (c: InkComponents.Component) in
-            thinAndTall(c) && !(2 * writingHeight >= h && c.y0 > 0 && c.y1 < h - 1 && 2 * c.height <= 3 * writingHeight)
+            thinAndTall(c) && !Self.isUprightStroke(top: c.y0, bottom: c.y1, height: h, writingHeight: writingHeight)
         }
         let writing = candidates.filter { !tallThin($0) }
         for c in writing.isEmpty ? candidates : writing {

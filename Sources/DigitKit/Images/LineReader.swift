@@ -47,7 +47,8 @@ enum LineDecoding {
             var best = 0
             for k in 1..<c where p[k] > p[best] { best = k }
             if best == LineSymbols.blank {
-                blankColumns.append((f, 1 - p[0]))
+                // A mark the path missed changes no digit: only digits and letters count.
+                blankColumns.append((f, 1 - p[0] - (LineSymbols.mark < c ? p[LineSymbols.mark] : 0)))
             } else if best == previous, var last = symbols.popLast() {
                 last.last = f
                 if p[best] > last.probability { last.probability = p[best]; last.probabilities = p }

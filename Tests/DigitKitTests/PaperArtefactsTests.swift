@@ -69,7 +69,7 @@ final class PaperArtefactsTests: XCTestCase {
             XCTAssertEqual(first.label, "1707")
             for name in first.effects.artefacts { counts[name, default: 0] += 1 }
         }
-        // Each about half the time; closeup never (four digits); margin and print only with room.
+        // Each about half the time; closeup never (four digits); margin, print and signs only with room.
         for kind in ["rules", "pattern", "marks", "light", "small"] {
             XCTAssertTrue((8...32).contains(counts[kind] ?? 0), "\(kind): \(counts[kind] ?? 0) of 40")
         }
@@ -159,6 +159,38 @@ final class PaperArtefactsTests: XCTestCase {
         // Print without glyphs is a usage error.
         var rng = SplitMix64(seed: 1)
         XCTAssertThrowsError(try PaperArtefacts(kinds: [.print]).render(PaperRendererTests.number(), with: renderer, rng: &rng)) {
+            XCTAssertEqual(($0 as? DigitError)?.kind, .usage)
+        }
+    }
+
+    func testSigns_APrintedSignJustLeftOfTheWritingOnItsLineNotInTheLabel() throws {
+        XCTAssertFalse(Self.glyphs.isEmpty, "Fixtures/hershey/glyphs.jsonl")
+        var renderer = Self.renderer()
+        renderer.rotation = 0...0
+        renderer.perspective = 0...0
+        var printed = 0
+        for seed in 0..<16 as Range<UInt64> {
+            let (plain, image) = try Self.pair(Self.artefacts([.signs]), renderer, seed: seed)
+            guard image.effects.artefacts == ["signs"] else { continue }
+            printed += 1
+            let w = image.width
+            var changed: [(Int, Int)] = []
+            for y in 0..<image.height {
+                for x in 0..<w where Int(image.gray[y * w + x]) <= Int(plain.gray[y * w + x]) - 25 { changed.append((x, y)) }
+            }
+            XCTAssertGreaterThan(changed.count, 10, "seed \(seed)")
+            XCTAssertFalse(changed.contains { Self.inside(image.digitBoxes, x: $0.0, y: $0.1) }, "seed \(seed): a sign on the writing")
+            let writing = image.digitBoxes.reduce(image.digitBoxes[0]) { $0.union($1) }
+            // Left of the first digit, within a writing height of it, and on the writing's line.
+            let x1 = changed.map(\.0).max()!, y0 = changed.map(\.1).min()!, y1 = changed.map(\.1).max()!
+            XCTAssertLessThan(x1, writing.x, "seed \(seed): the sign is left of the writing")
+            XCTAssertGreaterThan(x1, writing.x - writing.height, "seed \(seed): the sign is next to the writing")
+            XCTAssertTrue(y1 > writing.y && y0 < writing.maxY, "seed \(seed): the sign is on the writing's line")
+            XCTAssertEqual(image.label, "1707")
+        }
+        XCTAssertGreaterThanOrEqual(printed, 5, "room for a sign in 16 small photos (200×150, digits 30–60 px)")
+        var rng = SplitMix64(seed: 1)
+        XCTAssertThrowsError(try PaperArtefacts(kinds: [.signs]).render(PaperRendererTests.number(), with: renderer, rng: &rng)) {
             XCTAssertEqual(($0 as? DigitError)?.kind, .usage)
         }
     }

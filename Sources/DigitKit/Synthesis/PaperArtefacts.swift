@@ -29,6 +29,11 @@ import Foundation
 ///   framed so that the digit's height is `closeupFill` of the frame's; above 1 it runs off the top
 ///   or the bottom. The image is the frame, smaller than the renderer's size. Excludes `small` and
 ///   `marks`.
+/// - `signs`: a printed sign before the number on the writing's line, as forms and cheques print
+///   one before the amount's box — a currency sign (`$`, `R$`, `US$`, `Rs`) or a number sign
+///   (`No`, `Nr`; `signs`) — `signHeight` × the writing's height tall, `signGap` writing heights
+///   to the left of it (nearer and smaller where the writing leaves less room; none where even
+///   the smallest does not fit). Printed, so never in the label.
 ///
 /// Rules, print and pattern are printed on the paper: they darken it by multiplication (ink over
 /// them darker still), under the same light, and are blurred as the photo was; a dark board
@@ -43,15 +48,15 @@ import Foundation
 public struct PaperArtefacts: Sendable {
     /// The kinds of artefact, in the order they are drawn and listed.
     public enum Kind: String, CaseIterable, Sendable {
-        case margin, rules, print, pattern, marks, light, small, closeup
+        case margin, rules, print, pattern, marks, light, small, closeup, signs
     }
 
     /// The kinds that may be added.
     public var kinds: Set<Kind> = []
     /// Probability of each kind in `kinds`, per image, 0…1.
     public var rate: Float = 0.5
-    /// Stroke-font glyphs for `print` (`GlyphSamples.load`, the file `Fixtures/hershey/glyphs.jsonl`);
-    /// needed when `kinds` holds `.print`.
+    /// Stroke-font glyphs for `print` and `signs` (`GlyphSamples.load`, the file
+    /// `Fixtures/hershey/glyphs.jsonl`); needed when `kinds` holds either.
     public var glyphs: [GlyphSamples.Glyph] = []
 
     // MARK: Margin
@@ -83,6 +88,15 @@ public struct PaperArtefacts: Sendable {
     public var printFonts = ["futural", "rowmans", "timesr"]
     /// Height of a capital as a share of the writing's height; at least 6 pixels.
     public var printHeight: ClosedRange<Float> = 0.22...0.45
+
+    // MARK: Signs
+    /// The signs one is drawn from (in `printFonts`: `#` and `*` are left out, as their glyphs are
+    /// shared with fonts held out of training; a sign no font has is skipped).
+    public var signs = ["$", "$", "$", "R$", "US$", "No", "Nr", "Rs"]
+    /// Height of a capital as a share of the writing's height.
+    public var signHeight: ClosedRange<Float> = 0.45...1
+    /// Room between the sign and the writing, in writing heights.
+    public var signGap: ClosedRange<Float> = 0.1...0.6
 
     // MARK: Pattern
     /// How strongly the pattern's colour shows, 0…1 (1: the full pale tint).
@@ -180,7 +194,7 @@ public struct PaperArtefacts: Sendable {
         }
 
         // Printing on the paper, then the scanner's border over everything.
-        let printed: [Kind] = [.pattern, .rules, .print, .margin]
+        let printed: [Kind] = [.pattern, .rules, .print, .signs, .margin]
         if !chosen.isDisjoint(with: printed) {
             var canvas = ArtefactCanvas(image)
             let writing = image.digitBoxes.filter { !$0.isEmpty }
@@ -203,6 +217,12 @@ public struct PaperArtefacts: Sendable {
                     var g = generator(.print)
                     if printWords(on: &canvas, writing: writing, lineHeight: lineHeight, angle: angle, sigma: sigma, rng: &g) {
                         applied.insert(.print)
+                    }
+                }
+                if chosen.contains(.signs) {
+                    var g = generator(.signs)
+                    if printSign(on: &canvas, writing: writing, lineHeight: lineHeight, angle: angle, sigma: sigma, rng: &g) {
+                        applied.insert(.signs)
                     }
                 }
             }
@@ -447,28 +467,15 @@ public struct PaperArtefacts: Sendable {
         let count = rng.nextFloat() < 0.4 ? 2 : 1
         var text = (0..<count).map { _ in words[Int(rng.next() % UInt64(words.count))] }.joined(separator: " ")
         if rng.nextFloat() < 0.25 { text = text.uppercased() }
-        let start = Int(rng.next() % UInt64(printFonts.count))
-        // The first font, from a random one on, that has every letter.
-        var strokes: [[(Float, Float)]] = []
-        for k in 0..<printFonts.count {
-            if let s = Self.typeset(text, font: printFonts[(start + k) % printFonts.count], glyphs: glyphs) {
-                strokes = s
-                break
-            }
-        }
-        guard !strokes.isEmpty else { return false }
-        let points = strokes.joined()
-        let minX = points.map(\.0).min()!, maxX = points.map(\.0).max()!
-        let minY = points.map(\.1).min()!, maxY = points.map(\.1).max()!
-
+        guard let typeset = typeset(text, rng: &rng) else { return false }
         // Hershey units: capitals from y = -12 to the baseline at 9, 21 units.
         let cap = max(6, lineHeight * rng.uniform(printHeight.lowerBound, printHeight.upperBound))
-        let scale = cap / 21
         let radius = max(0.35, cap * rng.uniform(0.035, 0.055))
-        let width = (maxX - minX) * scale, ascent = (9 - minY) * scale, descent = (maxY - 9) * scale
         let gap = lineHeight * rng.uniform(0.15, 0.5)
         let w = Float(canvas.width), h = Float(canvas.height)
         let u = Self.union(writing) ?? PixelRect(x0: canvas.width / 2, y0: canvas.height / 2, x1: canvas.width / 2, y1: canvas.height / 2)
+        let scale = cap / 21
+        let width = typeset.width * scale, ascent = typeset.ascent * scale, descent = typeset.descent * scale
         // Left ends of the baseline: left of the writing, under it, above it, the bottom left corner.
         let places: [(Float, Float)] = [
             (Float(u.x) - gap - width, Float(u.maxY) - lineHeight * rng.uniform(0, 0.25)),
@@ -476,13 +483,60 @@ public struct PaperArtefacts: Sendable {
             (Float(u.x) + lineHeight * rng.uniform(-0.5, 0.3), Float(u.y) - gap - descent),
             (w * rng.uniform(0.02, 0.08), h * rng.uniform(0.9, 0.97) - descent),
         ]
-        let c = cos(angle * .pi / 180), s = sin(angle * .pi / 180)
         let first = Int(rng.next() % UInt64(places.count))
-        for k in 0..<places.count {
-            let (ox, oy) = places[(first + k) % places.count]
+        return overprint(typeset.strokes, cap: cap, radius: radius, places: (0..<places.count).map { places[(first + $0) % places.count] },
+                         on: &canvas, writing: writing, angle: angle, sigma: sigma, rng: &rng)
+    }
+
+    /// A sign of `signs` printed left of the writing, on its line; false without room.
+    fileprivate func printSign(on canvas: inout ArtefactCanvas, writing: [PixelRect], lineHeight: Float, angle: Float, sigma: Float,
+                               rng: inout SplitMix64) -> Bool {
+        let sign = signs[Int(rng.next() % UInt64(signs.count))]
+        guard let typeset = typeset(sign, rng: &rng), let u = Self.union(writing) else { return false }
+        var cap = max(6, lineHeight * rng.uniform(signHeight.lowerBound, signHeight.upperBound))
+        var gap = lineHeight * rng.uniform(signGap.lowerBound, signGap.upperBound)
+        let baseline = Float(u.maxY) - lineHeight * rng.uniform(0, 0.15)
+        // Where the writing leaves too little room on its left, the nearest and largest that fits,
+        // down to the smallest sign.
+        let room = Float(u.x) - 3 - 0.06 * cap
+        if gap + typeset.width * cap / 21 > room {
+            gap = lineHeight * signGap.lowerBound
+            cap = min(cap, (room - gap) * 21 / max(typeset.width, 1))
+            guard cap >= max(6, lineHeight * signHeight.lowerBound) else { return false }
+        }
+        let radius = max(0.35, cap * rng.uniform(0.035, 0.055))
+        return overprint(typeset.strokes, cap: cap, radius: radius, places: [(Float(u.x) - gap - typeset.width * cap / 21, baseline)],
+                         on: &canvas, writing: writing, angle: angle, sigma: sigma, rng: &rng)
+    }
+
+    /// `text` typeset in the first of `printFonts`, from a random one on, that has every letter:
+    /// its strokes from x = 0 (Hershey units, baseline at y = 9), width, and extent above and below
+    /// the baseline. Nil when no font has them all.
+    private func typeset(_ text: String, rng: inout SplitMix64) -> (strokes: [[(Float, Float)]], width: Float, ascent: Float, descent: Float)? {
+        let start = Int(rng.next() % UInt64(printFonts.count))
+        for k in 0..<printFonts.count {
+            guard let strokes = Self.typeset(text, font: printFonts[(start + k) % printFonts.count], glyphs: glyphs),
+                  !strokes.isEmpty else { continue }
+            let points = strokes.joined()
+            let minX = points.map(\.0).min()!, maxX = points.map(\.0).max()!
+            let minY = points.map(\.1).min()!, maxY = points.map(\.1).max()!
+            return (strokes.map { $0.map { ($0.0 - minX, $0.1) } }, maxX - minX, 9 - minY, maxY - 9)
+        }
+        return nil
+    }
+
+    /// Typeset strokes printed with capitals `cap` pixels tall in strokes `radius` pixels thick, the
+    /// baseline's left end at the first of `places` where the print stays inside the image and
+    /// clear of the writing; false when none.
+    private func overprint(_ strokes: [[(Float, Float)]], cap: Float, radius: Float, places: [(Float, Float)], on canvas: inout ArtefactCanvas,
+                           writing: [PixelRect], angle: Float, sigma: Float, rng: inout SplitMix64) -> Bool {
+        let scale = cap / 21
+        let w = Float(canvas.width), h = Float(canvas.height)
+        let c = cos(angle * .pi / 180), s = sin(angle * .pi / 180)
+        for (ox, oy) in places {
             let placed = strokes.map { stroke in
                 stroke.map { p -> (Float, Float) in
-                    let x = (p.0 - minX) * scale, y = (p.1 - 9) * scale
+                    let x = p.0 * scale, y = (p.1 - 9) * scale
                     return (ox + c * x - s * y, oy + s * x + c * y)
                 }
             }
@@ -704,6 +758,7 @@ extension PaperArtefacts {
         let ranges: [(String, ClosedRange<Float>, ClosedRange<Float>)] = [
             ("marginWidth", marginWidth, 0.01...0.5), ("marginTone", marginTone, 0...1), ("ruleWidth", ruleWidth, 0.2...10),
             ("ruleTone", ruleTone, 0...1), ("ruleSpacing", ruleSpacing, 0.3...10), ("printHeight", printHeight, 0.05...2),
+            ("signHeight", signHeight, 0.05...2), ("signGap", signGap, 0...5),
             ("patternStrength", patternStrength, 0...1), ("lightGradient", lightGradient, 0...1), ("lightSpot", lightSpot, 0...1),
             ("lightBlur", lightBlur, 0...50), ("smallHeight", smallHeight, 8...4096), ("closeupFill", closeupFill, 0.5...2),
         ]
@@ -719,10 +774,10 @@ extension PaperArtefacts {
         guard !marks.isEmpty, marks.allSatisfy(Self.knownMarks.contains) else {
             throw DigitError(.usage, "marks \(marks) must be some of \(Self.knownMarks.sorted())")
         }
-        if kinds.contains(.print) {
-            guard !words.isEmpty, !printFonts.isEmpty else { throw DigitError(.usage, "print needs words and printFonts") }
+        if !kinds.isDisjoint(with: [.print, .signs]) {
+            guard !words.isEmpty, !signs.isEmpty, !printFonts.isEmpty else { throw DigitError(.usage, "print and signs need words, signs and printFonts") }
             guard glyphs.contains(where: { g in printFonts.contains { g.fonts.contains($0) } }) else {
-                throw DigitError(.usage, "print needs stroke-font glyphs of \(printFonts.joined(separator: ", ")) (GlyphSamples.load)")
+                throw DigitError(.usage, "print and signs need stroke-font glyphs of \(printFonts.joined(separator: ", ")) (GlyphSamples.load)")
             }
         }
     }

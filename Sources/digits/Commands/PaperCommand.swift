@@ -69,8 +69,11 @@ struct PaperCommand: CLICommand {
                                        30-60 px tall (the image is that small)
                               closeup  single digits only: the digit fills 90-110% of the
                                        frame's height, running off it above 100%
+                              signs    a printed $, R$, US$, Rs, No or Nr just left of the
+                                       number, on its line, as forms print before an amount
       --artefact-rate P     probability of each of --artefacts per image, 0…1 (default 0.5)
-      --glyph-file FILE     stroke-font glyphs for print (default: Fixtures/hershey/glyphs.jsonl)
+      --glyph-file FILE     stroke-font glyphs for print and signs (default:
+                            Fixtures/hershey/glyphs.jsonl)
       --append              add to the images and labels.tsv already in DIR, numbering on
                             (to build one set from runs with different options)
       --seed N              random seed (default 1)
@@ -118,7 +121,7 @@ struct PaperCommand: CLICommand {
         renderer.jpegQuality = quality
         renderer.penWidth = penWidth
         renderer.inkColours = inks
-        if artefacts.kinds.contains(.print) {
+        if !artefacts.kinds.isDisjoint(with: [.print, .signs]) {
             guard let path = glyphPath ?? Locations.projectFile("Fixtures/hershey/glyphs.jsonl") else {
                 throw DigitError(.io, "the glyph file Fixtures/hershey/glyphs.jsonl was not found: pass --glyph-file FILE")
             }

@@ -133,66 +133,56 @@ final class PaperArtefactsTests: XCTestCase {
         XCTAssertGreaterThan(columns, 0, "a column line in 16 seeds")
     }
 
-    func testPrint_SmallPrintedWordsBesideTheWritingNotOnIt() throws {
-        XCTAssertFalse(Self.glyphs.isEmpty, "Fixtures/hershey/glyphs.jsonl")
+    /// Photos of `seeds` upright (no rotation or perspective) with `kind` printed: for each that got
+    /// it, the pixels it darkened by 25 or more, none of them on the writing, and the label
+    /// unchanged. Returns how many got it. Without glyphs the kind is a usage error.
+    static func printed(_ kind: Kind, seeds: Range<UInt64>, check: (PaperImage, [(x: Int, y: Int)], UInt64) -> Void) throws -> Int {
+        XCTAssertFalse(glyphs.isEmpty, "Fixtures/hershey/glyphs.jsonl")
         var renderer = Self.renderer()
         renderer.rotation = 0...0
         renderer.perspective = 0...0
-        var printed = 0
-        for seed in 0..<8 as Range<UInt64> {
-            let (plain, image) = try Self.pair(Self.artefacts([.print]), renderer, seed: seed)
-            guard image.effects.artefacts == ["print"] else { continue }
-            printed += 1
+        var count = 0
+        for seed in seeds {
+            let (plain, image) = try pair(artefacts([kind]), renderer, seed: seed)
+            guard image.effects.artefacts == [kind.rawValue] else { continue }
+            count += 1
             let w = image.width
-            var changed: [(Int, Int)] = []
-            for y in 0..<image.height {
-                for x in 0..<w where Int(image.gray[y * w + x]) <= Int(plain.gray[y * w + x]) - 25 { changed.append((x, y)) }
-            }
-            XCTAssertGreaterThan(changed.count, 15, "seed \(seed)")
-            XCTAssertFalse(changed.contains { Self.inside(image.digitBoxes, x: $0.0, y: $0.1) }, "seed \(seed): print on the writing")
-            let height = changed.map(\.1).max()! - changed.map(\.1).min()! + 1
-            let digit = image.digitBoxes.map(\.height).sorted()[2]
-            XCTAssertLessThan(height, digit, "seed \(seed): print smaller than the writing")
-            XCTAssertEqual(image.label, "1707")
-        }
-        XCTAssertGreaterThanOrEqual(printed, 5, "room for print in most of 8 photos")
-        // Print without glyphs is a usage error.
-        var rng = SplitMix64(seed: 1)
-        XCTAssertThrowsError(try PaperArtefacts(kinds: [.print]).render(PaperRendererTests.number(), with: renderer, rng: &rng)) {
-            XCTAssertEqual(($0 as? DigitError)?.kind, .usage)
-        }
-    }
-
-    func testSigns_APrintedSignJustLeftOfTheWritingOnItsLineNotInTheLabel() throws {
-        XCTAssertFalse(Self.glyphs.isEmpty, "Fixtures/hershey/glyphs.jsonl")
-        var renderer = Self.renderer()
-        renderer.rotation = 0...0
-        renderer.perspective = 0...0
-        var printed = 0
-        for seed in 0..<16 as Range<UInt64> {
-            let (plain, image) = try Self.pair(Self.artefacts([.signs]), renderer, seed: seed)
-            guard image.effects.artefacts == ["signs"] else { continue }
-            printed += 1
-            let w = image.width
-            var changed: [(Int, Int)] = []
+            var changed: [(x: Int, y: Int)] = []
             for y in 0..<image.height {
                 for x in 0..<w where Int(image.gray[y * w + x]) <= Int(plain.gray[y * w + x]) - 25 { changed.append((x, y)) }
             }
             XCTAssertGreaterThan(changed.count, 10, "seed \(seed)")
-            XCTAssertFalse(changed.contains { Self.inside(image.digitBoxes, x: $0.0, y: $0.1) }, "seed \(seed): a sign on the writing")
+            XCTAssertFalse(changed.contains { inside(image.digitBoxes, x: $0.x, y: $0.y) }, "seed \(seed): \(kind) on the writing")
+            XCTAssertEqual(image.label, "1707")
+            if !changed.isEmpty { check(image, changed, seed) }
+        }
+        var rng = SplitMix64(seed: 1)
+        XCTAssertThrowsError(try PaperArtefacts(kinds: [kind]).render(PaperRendererTests.number(), with: renderer, rng: &rng)) {
+            XCTAssertEqual(($0 as? DigitError)?.kind, .usage)
+        }
+        return count
+    }
+
+    func testPrint_SmallPrintedWordsBesideTheWritingNotOnIt() throws {
+        let printed = try Self.printed(.print, seeds: 0..<8) { image, changed, seed in
+            XCTAssertGreaterThan(changed.count, 15, "seed \(seed)")
+            let height = changed.map(\.y).max()! - changed.map(\.y).min()! + 1
+            let digit = image.digitBoxes.map(\.height).sorted()[2]
+            XCTAssertLessThan(height, digit, "seed \(seed): print smaller than the writing")
+        }
+        XCTAssertGreaterThanOrEqual(printed, 5, "room for print in most of 8 photos")
+    }
+
+    func testSigns_APrintedSignJustLeftOfTheWritingOnItsLineNotInTheLabel() throws {
+        let printed = try Self.printed(.signs, seeds: 0..<16) { image, changed, seed in
             let writing = image.digitBoxes.reduce(image.digitBoxes[0]) { $0.union($1) }
             // Left of the first digit, within a writing height of it, and on the writing's line.
-            let x1 = changed.map(\.0).max()!, y0 = changed.map(\.1).min()!, y1 = changed.map(\.1).max()!
+            let x1 = changed.map(\.x).max()!, y0 = changed.map(\.y).min()!, y1 = changed.map(\.y).max()!
             XCTAssertLessThan(x1, writing.x, "seed \(seed): the sign is left of the writing")
             XCTAssertGreaterThan(x1, writing.x - writing.height, "seed \(seed): the sign is next to the writing")
             XCTAssertTrue(y1 > writing.y && y0 < writing.maxY, "seed \(seed): the sign is on the writing's line")
-            XCTAssertEqual(image.label, "1707")
         }
         XCTAssertGreaterThanOrEqual(printed, 5, "room for a sign in 16 small photos (200×150, digits 30–60 px)")
-        var rng = SplitMix64(seed: 1)
-        XCTAssertThrowsError(try PaperArtefacts(kinds: [.signs]).render(PaperRendererTests.number(), with: renderer, rng: &rng)) {
-            XCTAssertEqual(($0 as? DigitError)?.kind, .usage)
-        }
     }
 
     func testPattern_RaisesTheVarianceOfTheBackgroundEverywhere() throws {

@@ -23,9 +23,9 @@ public struct LineRecipe: Sendable {
     /// made like the others with their own seed.
     public var touching = 4000
     public var touchingGap: ClosedRange<Float> = -0.15...0.02
-    /// What real paper carries, added to the synthetic photos at `artefactRate` each (print needs
-    /// the glyph file: `Data.glyphs`).
-    public var artefacts: Set<PaperArtefacts.Kind> = [.margin, .rules, .print, .pattern, .light, .small]
+    /// What real paper carries, added to the synthetic photos at `artefactRate` each (print and
+    /// signs need the glyph file: `Data.glyphs`).
+    public var artefacts: Set<PaperArtefacts.Kind> = [.margin, .rules, .print, .pattern, .light, .small, .signs]
     public var artefactRate: Float = 0.25
     /// The synthetic photos' pens, a share of the writing's height (0.16–0.22 is a marker).
     public var penWidth: ClosedRange<Float> = PaperRenderer().penWidth
@@ -101,7 +101,7 @@ public struct LineRecipe: Sendable {
         let records = try DrawingLoader.load(strokes)
         var kinds = artefacts
         var glyphs: [GlyphSamples.Glyph] = []
-        if let file = data.glyphs { glyphs = try GlyphSamples.load(file) } else { kinds.remove(.print) }
+        if let file = data.glyphs { glyphs = try GlyphSamples.load(file) } else { kinds.subtract([.print, .signs]) }
         var composer = NumberComposer()
         if let gap { composer.gap = gap }
         let made = try SyntheticLines.make(records: records, count: count, lengths: lengths, seed: seed, composer: composer,

@@ -90,14 +90,14 @@ struct TrainCommand: CLICommand {
       --synthetic N         synthetic photos of 1-6 digit numbers by the pen writers, made
                             once per run (default 8000; 0 for none), a quarter of them with
                             each of a scanner margin, rules, print (--glyph-file), a
-                            patterned background, harsh light and a tiny crop, and a quarter
-                            with a mark after the number
+                            patterned background, harsh light, a tiny crop and a printed
+                            sign before the number, and a quarter with a mark after it
       --touching N          further synthetic photos of 2-6 digit numbers whose digits touch
                             or overlap (gaps of -0.15 to 0.02 line heights), made the same
                             way (default 4000; 0 for none)
       --artefacts LIST      what the synthetic photos get, each at --artefact-rate, as in
-                            digits make-paper (default margin,rules,print,pattern,light,small;
-                            marks are added to a quarter whatever this says)
+                            digits make-paper (default margin,rules,print,pattern,light,small,
+                            signs; marks are added to a quarter whatever this says)
       --artefact-rate P     each artefact's share of the synthetic photos, 0…1 (default 0.25)
       --pen-width A-B       the synthetic photos' pens, a share of the writing's height
                             (default 0.045-0.11; 0.16-0.22 is a marker)

@@ -304,6 +304,24 @@ final class ImageReaderTests: XCTestCase {
         }
     }
 
+    func testANumberInAPrintedBoxIsReadWithoutTheBoxsSides() throws {
+        // A number written in a printed box (an amount's box on a cheque or a form), cut a little
+        // outside the box: the box's upright sides, no taller than the writing allows a 1 to be,
+        // were kept as 1s ("1271" for 27), and a 1 beside a side went with the side ("6" for 61).
+        // A side meets the box's rules at both ends; a 1 does not.
+        for digits in [[2, 7], [6, 1], [1, 4]] {
+            let crop = try Self.tightCrop(digits, seed: 13)
+            let pad = 10, w = crop.width + 2 * pad, h = crop.height + 2 * pad
+            var gray = [UInt8](repeating: crop.gray[0], count: w * h)
+            for y in 0..<crop.height { for x in 0..<crop.width { gray[(y + pad) * w + x + pad] = crop.gray[y * crop.width + x] } }
+            for y in 4..<(h - 4) {
+                for x in 4..<(w - 4) where x < 6 || x >= w - 6 || y < 6 || y >= h - 6 { gray[y * w + x] = 60 }
+            }
+            let reading = try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: w, height: h))
+            XCTAssertEqual(reading.text, digits.map(String.init).joined(), reading.summary)
+        }
+    }
+
     /// The fixture `digits` rendered clean and cut 6 pixels around their ink: gray, width, height.
     static func tightCrop(_ digits: [Int], seed: UInt64) throws -> (gray: [UInt8], width: Int, height: Int) {
         var rng = SplitMix64(seed: seed)

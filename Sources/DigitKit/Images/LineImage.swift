@@ -36,7 +36,7 @@ public struct LineImage: Sendable {
     /// A rule or column line is at least this many times as long as it is thick (`isRule`).
     static let ruleLength = 10
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 9
+    public static let version = 10
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -276,7 +276,24 @@ public struct LineImage: Sendable {
         // upright 1 at the side); a column line there is longer, or runs out of the image. The
         // pieces are labelled only when a column line is a candidate.
         var rowRules: [Bool] = [], tallest: Int?
-        func isStroke(_ top: Int, _ bottom: Int) -> Bool {
+        // A box's side: a rule along a row turns into the stroke at its top and at its bottom (a
+        // corner: the rule, within two pen widths of the end, runs off to one side only), as
+        // the frame printed around an amount does; a 1 does not reach rules both ways, and a
+        // column line that a rule crosses is no box.
+        func corner(row y: Int, column x: Int) -> Bool {
+            func rule(_ xs: ClosedRange<Int>) -> Bool {
+                guard xs.lowerBound <= xs.upperBound else { return false }
+                for yy in max(0, y - beyond)...min(h - 1, y + beyond) {
+                    for xx in xs where rowRules[yy * w + xx] { return true }
+                }
+                return false
+            }
+            let left = rule(max(0, x - 3 * beyond)...max(0, x - beyond - 1))
+            let right = rule(min(w - 1, x + beyond + 1)...min(w - 1, x + 3 * beyond))
+            return left != right
+        }
+        func isStroke(_ top: Int, _ bottom: Int, column x: Int) -> Bool {
+            if corner(row: top, column: x) && corner(row: bottom, column: x) { return false }
             if tallest == nil {
                 let pieces = InkComponents.label(width: w, height: h, seed: { mask[$0] && !rowRules[$0] },
                                                  grow: { mask[$0] && !rowRules[$0] }).components
@@ -299,7 +316,7 @@ public struct LineImage: Sendable {
                     guard mask[index(a, line)] else { a += 1; continue }
                     var e = a
                     while e < length, mask[index(e, line)] { e += 1 }
-                    if e - a >= minRun, rows || !isStroke(a, e - 1) {
+                    if e - a >= minRun, rows || !isStroke(a, e - 1, column: line) {
                         var extents: [Int] = []
                         for p in a..<e {
                             var lo = line, hi = line
@@ -328,8 +345,14 @@ public struct LineImage: Sendable {
         for x in 0..<w where outer(x) && 5 * counts[x] >= 2 * h && Float(counts[x]) >= 15 * pen {
             let beside = max(x - side >= 0 ? counts[x - side] : 0, x + side < w ? counts[x + side] : 0)
             guard 2 * beside < counts[x],
-                  let first = (0..<h).first(where: { mask[$0 * w + x] }), let last = (0..<h).last(where: { mask[$0 * w + x] }),
-                  !isStroke(first, last) else { continue }
+                  var first = (0..<h).first(where: { mask[$0 * w + x] }), var last = (0..<h).last(where: { mask[$0 * w + x] })
+            else { continue }
+            // The stroke's own rows: a rule crossing the column above or below it (a box's top
+            // and bottom over a 1 inside it) is not part of it, unless it is the image's edge.
+            func own(_ y: Int) -> Bool { mask[y * w + x] && !rowRules[y * w + x] }
+            if first > 0, let y = (first...last).first(where: own) { first = y }
+            if last < h - 1, let y = (first...last).last(where: own) { last = y }
+            guard !isStroke(first, last, column: x) else { continue }
             for y in 0..<h where mask[y * w + x] {
                 // Keep ink that runs on across the line (a stroke crossing it).
                 var run = 1, l = x - 1, r = x + 1

@@ -281,15 +281,17 @@ public struct LineImage: Sendable {
         // the frame printed around an amount does; a 1 does not reach rules both ways, and a
         // column line that a rule crosses is no box.
         func corner(row y: Int, column x: Int) -> Bool {
-            func rule(_ xs: ClosedRange<Int>) -> Bool {
-                guard xs.lowerBound <= xs.upperBound else { return false }
+            // Columns `from`…`to` (those outside the image left out) near row `y`.
+            func rule(_ from: Int, _ to: Int) -> Bool {
+                let (a, b) = (max(0, from), min(w - 1, to))
+                guard a <= b else { return false }
                 for yy in max(0, y - beyond)...min(h - 1, y + beyond) {
-                    for xx in xs where rowRules[yy * w + xx] { return true }
+                    for xx in a...b where rowRules[yy * w + xx] { return true }
                 }
                 return false
             }
-            let left = rule(max(0, x - 3 * beyond)...max(0, x - beyond - 1))
-            let right = rule(min(w - 1, x + beyond + 1)...min(w - 1, x + 3 * beyond))
+            let left = rule(x - 3 * beyond, x - beyond - 1)
+            let right = rule(x + beyond + 1, x + 3 * beyond)
             return left != right
         }
         func isStroke(_ top: Int, _ bottom: Int, column x: Int) -> Bool {

@@ -36,7 +36,7 @@ public struct LineImage: Sendable {
     /// A rule or column line is at least this many times as long as it is thick (`isRule`).
     static let ruleLength = 10
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 10
+    public static let version = 11
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -53,6 +53,11 @@ public struct LineImage: Sendable {
     public var cutLeft = false, cutRight = false
     /// The image's size in its own pixels (boxes are kept inside it).
     public var imageWidth: Float = 0, imageHeight: Float = 0
+    /// The tilt the page was levelled from before the line was cut (`Skew`), nil for none: the
+    /// strip's pixels map to the levelled page, and boxes are turned back into the image's.
+    var turn: Skew.Turn?
+    /// The page's tilt in radians (clockwise positive), 0 when it was read as it is.
+    public var skew: Float { turn?.angle ?? 0 }
 
     /// The strip of `image`'s line of writing (`workingSide` bounds the resolution looked at).
     public init(image: DecodedImage, workingSide: Int = 1200) {
@@ -61,12 +66,13 @@ public struct LineImage: Sendable {
     }
 
     init(page: FloatImage, toImage: Float) {
-        let prepared = Prepared(page)
+        let (level, turn) = Skew.levelled(page, toImage: toImage)
+        let prepared = Prepared(level)
         guard let best = prepared.bands.max(by: { $0.score < $1.score }) else {
             self = LineImage(empty: ())
             return
         }
-        self.init(prepared, best, toImage: toImage)
+        self.init(prepared, best, toImage: toImage, turn: turn)
     }
 
     /// Every line of writing of `image`, top to bottom: the main line (as `init(image:)` finds it)
@@ -84,8 +90,9 @@ public struct LineImage: Sendable {
     /// cell, the number itself low in the crop).
     public static func linesAndOthers(image: DecodedImage, workingSide: Int = 1200) -> (lines: [LineImage], others: [LineImage]) {
         let page = FloatImage(image).reduced(toSide: workingSide)
-        let prepared = Prepared(page)
         let toImage = Float(page.factor * image.scale)
+        let (level, turn) = Skew.levelled(page, toImage: toImage)
+        let prepared = Prepared(level)
         guard let best = prepared.bands.max(by: { $0.score < $1.score }) else { return ([], []) }
         let h = Float(page.height)
         let others = prepared.bands.filter { band in
@@ -97,7 +104,8 @@ public struct LineImage: Sendable {
         }
         let lines = ([best] + others).sorted { $0.top < $1.top }
         let rest = prepared.bands.filter { band in !lines.contains { $0.top == band.top } }.sorted { $0.score > $1.score }
-        return (lines.map { LineImage(prepared, $0, toImage: toImage) }, rest.map { LineImage(prepared, $0, toImage: toImage) })
+        return (lines.map { LineImage(prepared, $0, toImage: toImage, turn: turn) },
+                rest.map { LineImage(prepared, $0, toImage: toImage, turn: turn) })
     }
 
     /// The page's ink with margins and rules removed, and its bands of writing.
@@ -142,7 +150,7 @@ public struct LineImage: Sendable {
     }
 
     /// The strip of `band`: cut with a margin of a quarter of its height and scaled to `height` rows.
-    private init(_ prepared: Prepared, _ band: Band, toImage: Float) {
+    private init(_ prepared: Prepared, _ band: Band, toImage: Float, turn: Skew.Turn?) {
         let ink = prepared.ink, w = prepared.width, h = prepared.height
         let bandHeight = Float(band.bottom - band.top + 1)
         let margin = 0.25 * bandHeight
@@ -184,11 +192,13 @@ public struct LineImage: Sendable {
             cut = [Bool](repeating: false, count: outWidth)
         }
         cutByFrame = cut
-        imageWidth = Float(w) * toImage
-        imageHeight = Float(h) * toImage
+        // The image's own size (a levelled page leaves out a band along each side).
+        imageWidth = Float(w) * toImage + 2 * (turn?.offsetX ?? 0)
+        imageHeight = Float(h) * toImage + 2 * (turn?.offsetY ?? 0)
         originX = x0 * toImage
         originY = yOffset * toImage
         self.scale = scale * toImage
+        self.turn = turn
     }
 
     private init(empty: Void) {
@@ -207,8 +217,10 @@ public struct LineImage: Sendable {
         isEmpty = false
     }
 
-    /// `box` kept inside the image (unchanged for a strip made from pixels).
+    /// `box` (in the levelled page, scaled to the image's pixels) turned back into the image when
+    /// the page was tilted, and kept inside it (unchanged for a strip made from pixels).
     public func clamped(_ box: InkBox) -> InkBox {
+        let box = turn?.toImage(box) ?? box
         guard imageWidth > 0, imageHeight > 0 else { return box }
         return InkBox(x0: min(max(box.x0, 0), imageWidth), y0: min(max(box.y0, 0), imageHeight),
                       x1: min(max(box.x1, 0), imageWidth), y1: min(max(box.y1, 0), imageHeight))

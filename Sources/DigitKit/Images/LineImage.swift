@@ -94,7 +94,7 @@ public struct LineImage: Sendable {
         let (level, turn) = Skew.levelled(page, toImage: toImage)
         let prepared = Prepared(level)
         guard let best = prepared.bands.max(by: { $0.score < $1.score }) else { return ([], []) }
-        let h = Float(page.height)
+        let h = Float(prepared.height)
         let others = prepared.bands.filter { band in
             let middle = Float(band.top + band.bottom) / 2 / h
             return band.top != best.top && 2 * (band.bottom - band.top) >= best.bottom - best.top

@@ -13,10 +13,11 @@ import Foundation
 ///    best), the upright edges are projected along that slant onto x and the lying ones onto y,
 ///    one bin a pixel; the angle's score is the sum of the squared bin counts, which a straight
 ///    line's edges raise most when the slant follows it.
-/// 3. The page is tilted by the best angle when it is at least `leastDegrees`, its score is at
-///    least `gain` times the level one, and the fullest bin at that angle holds an edge at
-///    least `lineShare` of the page across (a rule or column line, not the strokes of a digit:
-///    a marker's 1 on a close-up spans less, and handwriting without lines is left as it is).
+/// 3. The page is taken as tilted by the best angle when it is at least `leastDegrees`, its
+///    score is at least `gain` times the level one, and the fullest bin at that angle holds an
+///    edge at least `lineShare` of the page across (a rule, a column line, a margin's or the
+///    sheet's edge; not a digit's stroke, which on a crop cut tight around a number spans two
+///    thirds of it; handwriting without lines is left as it is).
 ///
 /// `levelled(_:toImage:)` turns the page back by that angle (bilinear), leaves out what the turn
 /// brings in from beyond the image's border, and returns the `Turn` that maps its pixels back to

@@ -82,7 +82,7 @@ extension DigitRecognizer {
                 // writing, if any, is in another band; the best scoring one that reads as a line.
                 for strip in others {
                     let reading = try lines.read(strip, marksCutDigits: options.marksCutDigits)
-                    if isLine(reading) { return reading }
+                    if isLine(reading) { return options.readsCloseups ? readCloseup(image, unanswered: reading) : reading }
                 }
             }
             let reading = NumberReading(lines: kept.isEmpty ? [readings[0]] : kept)

@@ -206,15 +206,17 @@ final class ImageReaderTests: XCTestCase {
     }
 
     /// A 320×320 phone close-up of the fixture `digit` that fills `fill` of the frame's height,
-    /// in a pen `pen` of the writing's height, with a shadow with probability `shadow`.
-    static func closeup(_ digit: Int, pen: ClosedRange<Float>, shadow: Float, fill: ClosedRange<Float>, seed: UInt64) throws -> PaperImage {
+    /// in a pen `pen` of the writing's height, with a shadow with probability `shadow` (and, with
+    /// `light`, a lamp's uneven light, blur and JPEG artefacts).
+    static func closeup(_ digit: Int, pen: ClosedRange<Float>, shadow: Float, fill: ClosedRange<Float>, seed: UInt64,
+                        light: Bool = false) throws -> PaperImage {
         var renderer = PaperRenderer()
         renderer.width = 320
         renderer.height = 320
         renderer.penWidth = pen
         renderer.invertedShare = 0
         renderer.shadowShare = shadow
-        var artefacts = PaperArtefacts(kinds: [.closeup], rate: 1)
+        var artefacts = PaperArtefacts(kinds: light ? [.closeup, .light] : [.closeup], rate: 1)
         artefacts.closeupFill = fill
         var rng = SplitMix64(seed: seed)
         let number = NumberComposer().compose([try TestPaths.digitDrawing(digit)], rng: &rng)
@@ -276,6 +278,21 @@ final class ImageReaderTests: XCTestCase {
             XCTAssertEqual(strips.count, 1)
             XCTAssertTrue(try lines.read(strips[0]).isNothingRead, "\(digit): the heaviest band reads as a mark")
             XCTAssertEqual(try recognizer.read(image: image).text, "\(digit)")
+        }
+    }
+
+    func testAnAnswerFromPartOfACloseupStandsOnlyWhenTheWholeGlyphAgrees() throws {
+        // Lit close-ups in which the line reader's band holds only part of the digit and
+        // answers what that part looks like (an 8 read 5, a 2 read 1). The whole glyph read by
+        // the digit network replaces the answer when sure (the 8) and leaves it unanswered
+        // when not (the 2).
+        let recognizer = try TestRecognizers.shipped()
+        var lineOnly = ImageOptions()
+        lineOnly.readsCloseups = false
+        for (digit, seed, lines, read) in [(8, UInt64(338), "5", "8"), (2, 402, "1", "?")] {
+            let image = try Self.decoded(try Self.closeup(digit, pen: 0.1...0.1, shadow: 0.6, fill: 0.95...1.08, seed: seed, light: true))
+            XCTAssertEqual(try recognizer.read(image: image, options: lineOnly).text, lines, "\(digit) by the line reader")
+            XCTAssertEqual(try recognizer.read(image: image).text, read, "\(digit)")
         }
     }
 

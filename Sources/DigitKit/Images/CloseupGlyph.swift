@@ -21,10 +21,11 @@ import Foundation
 /// It is a close-up (`isCloseup`) when its ink spans at least `closeupHeight` of the frame's
 /// height, is at most `tallest` times as tall as wide (a rule or a margin's edge is taller), and
 /// is at most two parts (a digit's strokes, or a digit and a bit of the next). Only then is the
-/// glyph read with the digit network, and only when the line reader left the image unanswered
+/// glyph read with the digit network, and only when the line reader left the image unanswered,
+/// or answered it from a band that holds under `explained` of a one-part glyph's ink
 /// (`DigitRecognizer.read(image:options:)`, which also asks that the glyph hold what the line
 /// reader read: `inkShare(in:)` at least `heldShare`; and that the answer be at least `sure`,
-/// or agree with the line reader's best guess).
+/// or agree with the line reader's).
 struct CloseupGlyph {
     static let side = 64
     static let closing: Float = 0.17
@@ -34,6 +35,7 @@ struct CloseupGlyph {
     static let tallest: Float = 3
     static let heldShare: Float = 0.05
     static let sure: Float = 0.98
+    static let explained: Float = 0.7
 
     /// The glyph's 784 pixels, MNIST's way (0…1, ink light).
     let pixels: [Float]
@@ -87,6 +89,21 @@ struct CloseupGlyph {
         aspect = Float(y1 - y0 + 1) / Float(x1 - x0 + 1)
         toImage = Float(small.factor * small.scale)
         box = InkBox(x0: Float(x0) * toImage, y0: Float(y0) * toImage, x1: Float(x1 + 1) * toImage, y1: Float(y1 + 1) * toImage)
+    }
+
+    /// The share of the glyph's ink (its working pixels) that lies in `region` (stored pixels).
+    func share(in region: InkBox) -> Float {
+        let h = glyphInk.count / width
+        var inside = 0, all = 0
+        for y in 0..<h {
+            let cy = (Float(y) + 0.5) * toImage
+            for x in 0..<width where glyphInk[y * width + x] > 0 {
+                all += 1
+                let cx = (Float(x) + 0.5) * toImage
+                if cx >= region.x0 && cx <= region.x1 && cy >= region.y0 && cy <= region.y1 { inside += 1 }
+            }
+        }
+        return all == 0 ? 1 : Float(inside) / Float(all)
     }
 
     /// The share of the working pixels in `region` (stored pixels) that hold the glyph's ink.

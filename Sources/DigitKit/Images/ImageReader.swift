@@ -82,11 +82,11 @@ extension DigitRecognizer {
                 // writing, if any, is in another band; the best scoring one that reads as a line.
                 for strip in others {
                     let reading = try lines.read(strip, marksCutDigits: options.marksCutDigits)
-                    if isLine(reading) { return options.readsCloseups ? readCloseup(image, unanswered: reading) : reading }
+                    if isLine(reading) { return options.readsCloseups ? readCloseup(image, reading) : reading }
                 }
             }
             let reading = NumberReading(lines: kept.isEmpty ? [readings[0]] : kept)
-            return options.readsCloseups ? readCloseup(image, unanswered: reading) : reading
+            return options.readsCloseups ? readCloseup(image, reading) : reading
         }
         let working = page.reduced(toSide: options.workingSide)
         let map = InkMap(working)
@@ -168,19 +168,38 @@ extension DigitRecognizer {
         return (reading, full)
     }
 
-    /// A close-up of one digit that the line reader left unanswered (a "?" in it, or nothing read)
-    /// and read as at most two digits: when the whole image is one glyph that fills the frame
-    /// (`CloseupGlyph.isCloseup`) and holds what the line reader read (its ink covers at least
-    /// `CloseupGlyph.heldShare` of the box of the line reader's digits: a vignette's dark corners
-    /// or a shadowed side make a glyph beside the writing), the digit network reads it, and its
-    /// answer replaces the line reader's when it is at least `CloseupGlyph.sure` (0.98), or
-    /// answered at the threshold and one of the line reader's best guesses. Otherwise the line
-    /// reader's reading stands.
-    private func readCloseup(_ image: DecodedImage, unanswered reading: NumberReading) -> NumberReading {
-        guard !reading.isAnswered, reading.digits.count <= 2, let glyph = CloseupGlyph(FloatImage(image)), glyph.isCloseup else { return reading }
+    /// A close-up of one digit, read as at most two digits by the line reader. When the whole
+    /// image is one glyph that fills the frame (`CloseupGlyph.isCloseup`) and holds what the line
+    /// reader read (its ink covers at least `CloseupGlyph.heldShare` of the box of the line
+    /// reader's digits: a vignette's dark corners or a shadowed side make a glyph beside the
+    /// writing), the digit network reads the glyph:
+    /// - a reading left unanswered (a "?" in it, or nothing read) takes the network's answer when
+    ///   it is at least `CloseupGlyph.sure` (0.98), or answered at the threshold and one of the
+    ///   line reader's best guesses;
+    /// - an answer read in a band that holds under `CloseupGlyph.explained` of a one-piece glyph's
+    ///   ink (the hat of a 3 read as a 7, the foot of a 1 as a 6) stands only when the network
+    ///   reads the whole glyph the same; the network's answer replaces it when at least `sure`;
+    ///   otherwise its digits keep half their probability, and it is not answered.
+    /// Otherwise the line reader's reading stands.
+    private func readCloseup(_ image: DecodedImage, _ reading: NumberReading) -> NumberReading {
+        guard reading.digits.count <= 2, let glyph = CloseupGlyph(FloatImage(image)), glyph.isCloseup else { return reading }
         let boxes = reading.digits.map(\.box)
-        if let first = boxes.first, glyph.inkShare(in: boxes.dropFirst().reduce(first) { $0.union($1) }) < CloseupGlyph.heldShare {
+        let region = boxes.first.map { first in boxes.dropFirst().reduce(first) { $0.union($1) } }
+        if let region, glyph.inkShare(in: region) < CloseupGlyph.heldShare {
             return reading
+        }
+        if reading.isAnswered {
+            guard let region, glyph.parts == 1 else { return reading }
+            let h = region.y1 - region.y0   // a digit's box is the middle 0.6 of its line's band
+            let band = InkBox(x0: region.x0, y0: region.y0 - h / 3, x1: region.x1, y1: region.y1 + h / 3)
+            guard glyph.share(in: band) < CloseupGlyph.explained else { return reading }
+            let r = recognize(pixels: glyph.pixels)
+            if let digit = r.digit, r.confidence >= CloseupGlyph.sure || reading.text == "\(digit)" {
+                return NumberReading(r, box: glyph.box, strokes: [])
+            }
+            var doubted = reading
+            doubted.doubt(by: 0.5, at: Array(doubted.digits.indices))
+            return doubted
         }
         let r = recognize(pixels: glyph.pixels)
         // Sure by itself, or at the usual threshold when the line reader's best reading holds

@@ -296,6 +296,22 @@ final class ImageReaderTests: XCTestCase {
         }
     }
 
+    func testAFinePensCloseupIsAGlyphAndARuleIsNot() throws {
+        // At the glyph's working scale (64 pixels) a ballpoint's stroke is two or three pixels
+        // wide, as thin for its length as a rule; but a digit's box is not thin, and a rule's is.
+        // Before, a fine pen's 9 or 1 filling the frame was dropped as a rule and never read.
+        var found = 0
+        for digit in 0...9 {
+            let image = try Self.decoded(try Self.closeup(digit, pen: 0.04...0.05, shadow: 0, fill: 0.95...1.0, seed: 90 + UInt64(digit)))
+            if let glyph = CloseupGlyph(FloatImage(image)), glyph.isCloseup { found += 1 }
+        }
+        XCTAssertGreaterThanOrEqual(found, 9)
+        // A page holding only a rule, two pixels thick across 320: no glyph.
+        var gray = [UInt8](repeating: 210, count: 320 * 320)
+        for y in 150..<153 { for x in 10..<310 { gray[y * 320 + x] = 40 } }
+        XCTAssertNil(CloseupGlyph(FloatImage(try Self.decoded(gray, width: 320, height: 320))))
+    }
+
     func testAVignettesDarkCornersAreNoCloseup() throws {
         // A small number in the middle of a photo whose light (a lamp's spot off the centre)
         // leaves two opposite corners dark: the corners span the frame like a close-up's glyph,

@@ -14,8 +14,9 @@ import Foundation
 ///    the square. The ink is the darkening relative to that paper (so a shadow does not weaken
 ///    it), 0…255.
 /// 3. Ink is what darkens by more than half of the 99th percentile (and at least `floor`); its
-///    8-connected components that are rules (ten times as long as thick, `LineImage.isRule`)
-///    are dropped, and so are those under `partShare` of the largest left.
+///    8-connected components that are rules (ten times as long as thick, `LineImage.isRule`,
+///    and their box at most 1/`straight` as wide as long: a fine pen's digit is as thin, but
+///    not straight) are dropped, and so are those under `partShare` of the largest left.
 /// 4. The glyph is what is kept, rendered as MNIST was (`InkRegion`).
 ///
 /// It is a close-up (`isCloseup`) when its ink spans at least `closeupHeight` of the frame's
@@ -31,6 +32,7 @@ struct CloseupGlyph {
     static let closing: Float = 0.17
     static let floor: Float = 0.12
     static let partShare: Float = 0.15
+    static let straight = 4
     static let closeupHeight: Float = 0.75
     static let tallest: Float = 3
     static let heldShare: Float = 0.05
@@ -68,8 +70,11 @@ struct CloseupGlyph {
         let strong = max(255 * Self.floor, 0.5 * Morphology.quantile(ink, 0.99))
         let found = InkComponents.label(width: w, height: h, seed: { ink[$0] > strong }, grow: { ink[$0] > strong })
         let parts = found.components.filter {
+            // A rule is thin for its length, and straight: its box is thin too. A digit's
+            // stroke in a fine pen is as thin for its length, but its box is not.
             let length = max($0.width, $0.height)
-            return !LineImage.isRule(length: length, thickness: max(1, $0.pixels.count / length))
+            return !(LineImage.isRule(length: length, thickness: max(1, $0.pixels.count / length))
+                && min($0.width, $0.height) * Self.straight <= length)
         }
         guard let largest = parts.map(\.pixels.count).max() else { return nil }
         let kept = parts.filter { Float($0.pixels.count) >= Self.partShare * Float(largest) }

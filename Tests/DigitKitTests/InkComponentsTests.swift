@@ -144,6 +144,26 @@ final class InkComponentsTests: XCTestCase {
         }
     }
 
+    func testInkMap_AMarkerInATinyCropIsInkAllAcross() {
+        // Crops 40-60 pixels tall cut tight around a marker's number (the pen an eighth to a
+        // sixth of the crop): the blocks that find the ink's departures are the smallest (8
+        // pixels), so only the strokes' edges depart, and they alone were taken for the ink (a
+        // hollow outline that read as nothing).
+        for (w, h, pen) in [(64, 48, Float(8)), (80, 56, 9), (72, 40, 6.5)] {
+            for inverted in [false, true] {
+                let (page, isInk) = Self.ring(width: w, height: h, pen: pen, inverted: inverted)
+                let map = InkMap(page)
+                XCTAssertEqual(map.lightInk, inverted, "\(w)×\(h) pen \(pen)")
+                var inkFound = 0, inkAll = 0
+                for i in 0..<(w * h) where isInk[i] {
+                    inkAll += 1
+                    if map.ink.values[i] > 70 { inkFound += 1 }
+                }
+                XCTAssertGreaterThan(Float(inkFound), 0.9 * Float(inkAll), "\(w)×\(h) pen \(pen): the band's inside is ink")
+            }
+        }
+    }
+
     func testComponents_DropSpecksAndInkOnTheBorder() {
         let strokes = [(40, 20, 43, 79), (80, 20, 83, 79), (60, 50, 61, 51), (0, 90, 159, 99)]
         let found = InkComponents(InkMap(Self.page(width: 160, height: 100, strokes: strokes)))

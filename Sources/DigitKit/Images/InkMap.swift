@@ -118,9 +118,10 @@ struct FloatImage {
 ///    side is the ink if the departures measured again from blocks three of those strokes across
 ///    (against the same noise) find strokes at least half as broad. A shadow's or a vignette's dark
 ///    side fails that test: at the coarse scale only the writing in it departs, and its strokes
-///    are as thin as before. Without the test, the split is taken where the departures' pen is a
-///    third of a block wide or more and the paper side holds 95% of the border (a small crop
-///    filled by a marker, where the coarse blocks would span most of the crop).
+///    are as thin as before. Without the test, the split is taken where its strokes are a third
+///    of a block wide or more and the paper side holds 95% of the border (a small crop filled by
+///    a marker, where the coarse blocks would span most of the crop; until 2026-11-28 the
+///    departures' pen had to be that wide, which a marker's edges alone never are).
 /// 3. **Background.** A grey closing (for dark ink; for light ink the same on the inverted page)
 ///    over a square three pen widths across (at most a tenth of the long side, or 1.5 pen widths
 ///    and two pixels if that is wider) fills every stroke in with the paper around it and
@@ -150,9 +151,11 @@ struct InkMap {
         // the page finds strokes much broader than that, with paper along most of the border, and
         // the departures from blocks three of those strokes wide find strokes at least half as
         // broad (a shadow's or a vignette's dark side is no stroke at that scale), they are the ink.
-        // A pen a third of a block wide with paper all along the border needs no such check.
+        // A split whose strokes are a third of a block wide, with paper all along the border (a
+        // marker filling a small crop: its blocks are the smallest, 8 pixels, and the confirming
+        // blocks would span most of the crop), needs no such check.
         if let broad = Self.split(page), broad.strokeWidth > 1.5 * found.strokeWidth {
-            let filled = 3 * found.strokeWidth > Float(block) && broad.inkOnBorder <= 0.05
+            let filled = 3 * broad.strokeWidth > Float(block) && broad.inkOnBorder <= 0.05
             if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, rows: rows, noise: found.noise) {
                 found = (broad.lightInk, broad.strokeWidth, found.noise)
             }

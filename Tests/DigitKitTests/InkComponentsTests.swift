@@ -162,6 +162,24 @@ final class InkComponentsTests: XCTestCase {
                 XCTAssertGreaterThan(Float(inkFound), 0.9 * Float(inkAll), "\(w)×\(h) pen \(pen): the band's inside is ink")
             }
         }
+        // The same beside a scanner's black border down the left side (a fifth of the crop): the
+        // border is no part of the page the pen is measured on.
+        for (w, h, pen) in [(80, 56, Float(9)), (72, 48, 8)] {
+            let (ring, isInk) = Self.ring(width: w, height: h, pen: pen)
+            let b = w / 5, wide = w + b
+            var values = [Float](repeating: 12, count: wide * h)
+            for y in 0..<h { for x in 0..<w { values[y * wide + b + x] = ring.values[y * w + x] } }
+            let map = InkMap(FloatImage(width: wide, height: h, values: values))
+            XCTAssertFalse(map.lightInk, "\(w)×\(h) pen \(pen) beside a border")
+            var inkFound = 0, inkAll = 0
+            for y in 0..<h {
+                for x in 0..<w where isInk[y * w + x] {
+                    inkAll += 1
+                    if map.ink.values[y * wide + b + x] > 70 { inkFound += 1 }
+                }
+            }
+            XCTAssertGreaterThan(Float(inkFound), 0.9 * Float(inkAll), "\(w)×\(h) pen \(pen) beside a border: the band's inside is ink")
+        }
     }
 
     func testComponents_DropSpecksAndInkOnTheBorder() {

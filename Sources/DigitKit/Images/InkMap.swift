@@ -119,9 +119,12 @@ struct FloatImage {
 ///    (against the same noise) find strokes at least half as broad. A shadow's or a vignette's dark
 ///    side fails that test: at the coarse scale only the writing in it departs, and its strokes
 ///    are as thin as before. Without the test, the split is taken where its strokes are a third
-///    of a block wide or more and the paper side holds 95% of the border (a small crop filled by
-///    a marker, where the coarse blocks would span most of the crop; until 2026-11-28 the
-///    departures' pen had to be that wide, which a marker's edges alone never are).
+///    of a block wide or more and the paper side holds 95% of the border (until 2026-11-28 the
+///    departures' pen had to be that wide, which a marker's edges alone never are). On a small
+///    crop (blocks of 8 pixels, the least: under 144 pixels), where the coarse blocks would span
+///    most of the crop, the split is made on the paper inside a dark border (`paperColumns`,
+///    `paperRows`) and taken without the test whenever its strokes are that wide: a number cut
+///    tight runs into the crop's edge.
 /// 3. **Background.** A grey closing (for dark ink; for light ink the same on the inverted page)
 ///    over a square three pen widths across (at most a tenth of the long side, or 1.5 pen widths
 ///    and two pixels if that is wider) fills every stroke in with the paper around it and
@@ -151,11 +154,15 @@ struct InkMap {
         // the page finds strokes much broader than that, with paper along most of the border, and
         // the departures from blocks three of those strokes wide find strokes at least half as
         // broad (a shadow's or a vignette's dark side is no stroke at that scale), they are the ink.
-        // A split whose strokes are a third of a block wide, with paper all along the border (a
-        // marker filling a small crop: its blocks are the smallest, 8 pixels, and the confirming
-        // blocks would span most of the crop), needs no such check.
-        if let broad = Self.split(page), broad.strokeWidth > 1.5 * found.strokeWidth {
-            let filled = 3 * broad.strokeWidth > Float(block) && broad.inkOnBorder <= 0.05
+        // A split whose strokes are a third of a block wide, with paper all along the border,
+        // needs no such check. On a small crop (under 144 pixels: its blocks are the smallest, 8
+        // pixels, and the confirming blocks would span most of it) such strokes are a marker's,
+        // the split leaves out a dark border beside the paper, and the writing may touch the
+        // crop's edge (the split itself allows a quarter of the border).
+        let small = block == 8
+        let splitColumns = small ? paperColumns : 0..<w, splitRows = small ? rows : 0..<h
+        if let broad = Self.split(page, paper: splitColumns, rows: splitRows), broad.strokeWidth > 1.5 * found.strokeWidth {
+            let filled = 3 * broad.strokeWidth > Float(block) && (broad.inkOnBorder <= 0.05 || small)
             if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, rows: rows, noise: found.noise) {
                 found = (broad.lightInk, broad.strokeWidth, found.noise)
             }
@@ -208,20 +215,24 @@ struct InkMap {
         return (lightInk, Self.strokeWidth(mask, width: w, height: h), sigma)
     }
 
-    /// The polarity and the pen's width for a broad pen: Otsu's threshold splits the page in two,
-    /// and the paper is the side most of the border is on; nil when a quarter of the border or more
-    /// is on the other side (a shadow or the edge of the sheet runs along it; a digit that runs off a
-    /// close-up's frame crosses it in a few places).
-    private static func split(_ page: FloatImage) -> (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float)? {
-        let t = Morphology.otsu(page.values)
+    /// The polarity and the pen's width for a broad pen: Otsu's threshold splits the page's
+    /// `columns` × `rows` in two, and the paper is the side most of their border is on; nil when
+    /// a quarter of the border or more is on the other side (a shadow or the edge of the sheet
+    /// runs along it; a digit that runs off a close-up's frame crosses it in a few places).
+    private static func split(_ page: FloatImage, paper columns: Range<Int>, rows: Range<Int>)
+        -> (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float)? {
+        let w = page.width
+        let t = Morphology.otsu(rows.lazy.flatMap { y in columns.lazy.map { page.values[y * w + $0] } })
         var below = 0, n = 0
-        for x in 0..<page.width { for y in [0, page.height - 1] { below += page.values[y * page.width + x] < t ? 1 : 0; n += 1 } }
-        for y in 0..<page.height { for x in [0, page.width - 1] { below += page.values[y * page.width + x] < t ? 1 : 0; n += 1 } }
+        let top = rows.lowerBound, bottom = rows.upperBound - 1, left = columns.lowerBound, right = columns.upperBound - 1
+        for x in columns { for y in [top, bottom] { below += page.values[y * w + x] < t ? 1 : 0; n += 1 } }
+        for y in rows { for x in [left, right] { below += page.values[y * w + x] < t ? 1 : 0; n += 1 } }
         guard 4 * below <= n || 4 * below >= 3 * n else { return nil }
         let lightInk = 2 * below > n
-        let mask = page.values.map { lightInk ? $0 > t : $0 < t }
+        var mask = [Bool](repeating: false, count: page.values.count)
+        for y in rows { for x in columns { let v = page.values[y * w + x]; mask[y * w + x] = lightInk ? v > t : v < t } }
         let inkOnBorder = Float(lightInk ? n - below : below) / Float(n)
-        return (lightInk, Self.strokeWidth(mask, width: page.width, height: page.height), inkOnBorder)
+        return (lightInk, Self.strokeWidth(mask, width: w, height: page.height), inkOnBorder)
     }
 
     /// Whether the departures from blocks three of `broad`'s strokes across, against the page's

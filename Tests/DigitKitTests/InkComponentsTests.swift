@@ -182,6 +182,25 @@ final class InkComponentsTests: XCTestCase {
         }
     }
 
+    func testInkMap_AMarkerUnderAShadowIsInkAllAcross() {
+        // A marker's ring filling the frame with a shadow over its left third: one threshold
+        // over the page puts the shadowed border on the ink's side, so the broad-pen split was
+        // not made and only the strokes' edges were ink. The darkening relative to the paper (a
+        // closing wider than the strokes) splits it.
+        for (w, h, pen) in [(360, 240, Float(36)), (300, 300, 50)] {
+            var (page, isInk) = Self.ring(width: w, height: h, pen: pen)
+            for y in 0..<h { for x in 0..<(w / 3) { page.values[y * w + x] *= 0.55 } }
+            let map = InkMap(page)
+            XCTAssertFalse(map.lightInk, "\(w)×\(h) pen \(pen)")
+            var inkFound = 0, inkAll = 0, paperFound = 0
+            for i in 0..<(w * h) {
+                if isInk[i] { inkAll += 1; if map.ink.values[i] > 40 { inkFound += 1 } } else if map.ink.values[i] > 40 { paperFound += 1 }
+            }
+            XCTAssertGreaterThan(Float(inkFound), 0.9 * Float(inkAll), "\(w)×\(h) pen \(pen): the band's inside is ink")
+            XCTAssertLessThan(Float(paperFound), 0.05 * Float(inkAll), "\(w)×\(h) pen \(pen): the shadowed paper is not")
+        }
+    }
+
     func testComponents_DropSpecksAndInkOnTheBorder() {
         let strokes = [(40, 20, 43, 79), (80, 20, 83, 79), (60, 50, 61, 51), (0, 90, 159, 99)]
         let found = InkComponents(InkMap(Self.page(width: 160, height: 100, strokes: strokes)))

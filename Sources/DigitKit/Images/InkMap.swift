@@ -161,7 +161,11 @@ struct InkMap {
         // crop's edge (the split itself allows a quarter of the border).
         let small = block == 8
         let splitColumns = small ? paperColumns : 0..<w, splitRows = small ? rows : 0..<h
-        if let broad = Self.split(page, paper: splitColumns, rows: splitRows), broad.strokeWidth > 1.5 * found.strokeWidth {
+        // A page with a dark border has its border on the ink's side for that reason, not a
+        // shadow's: it is not flattened.
+        let bordered = paperColumns.count < w || rows.count < h
+        if let broad = Self.split(page, paper: splitColumns, rows: splitRows, flattening: !bordered),
+           broad.strokeWidth > 1.5 * found.strokeWidth {
             let filled = 3 * broad.strokeWidth > Float(block) && (broad.inkOnBorder <= 0.05 || small)
             if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, rows: rows, noise: found.noise) {
                 found = (broad.lightInk, broad.strokeWidth, found.noise)
@@ -218,8 +222,10 @@ struct InkMap {
     /// The polarity and the pen's width for a broad pen: Otsu's threshold splits the page's
     /// `columns` × `rows` in two, and the paper is the side most of their border is on; nil when
     /// a quarter of the border or more is on the other side (a shadow or the edge of the sheet
-    /// runs along it; a digit that runs off a close-up's frame crosses it in a few places).
-    private static func split(_ page: FloatImage, paper columns: Range<Int>, rows: Range<Int>)
+    /// runs along it; a digit that runs off a close-up's frame crosses it in a few places) and
+    /// the split of the darkening relative to the paper finds no marker either
+    /// (`flattenedSplit`, when `flattening`: on a page without a dark border).
+    private static func split(_ page: FloatImage, paper columns: Range<Int>, rows: Range<Int>, flattening: Bool)
         -> (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float)? {
         let w = page.width
         let t = Morphology.otsu(rows.lazy.flatMap { y in columns.lazy.map { page.values[y * w + $0] } })
@@ -227,13 +233,41 @@ struct InkMap {
         let top = rows.lowerBound, bottom = rows.upperBound - 1, left = columns.lowerBound, right = columns.upperBound - 1
         for x in columns { for y in [top, bottom] { below += page.values[y * w + x] < t ? 1 : 0; n += 1 } }
         for y in rows { for x in [left, right] { below += page.values[y * w + x] < t ? 1 : 0; n += 1 } }
-        guard 4 * below <= n || 4 * below >= 3 * n else { return nil }
+        guard 4 * below <= n || 4 * below >= 3 * n else { return flattening ? flattenedSplit(page, paper: columns, rows: rows) : nil }
         let lightInk = 2 * below > n
         var mask = [Bool](repeating: false, count: page.values.count)
         for y in rows { for x in columns { let v = page.values[y * w + x]; mask[y * w + x] = lightInk ? v > t : v < t } }
         let inkOnBorder = Float(lightInk ? n - below : below) / Float(n)
         return (lightInk, Self.strokeWidth(mask, width: w, height: page.height), inkOnBorder)
     }
+
+    /// `split` for dark ink under uneven light (a shadow or a lamp's falloff across the frame,
+    /// which puts much of the border on the dark side of one threshold): the threshold is taken
+    /// on the darkening relative to the paper, a grey closing over a square `flatClosing` of the
+    /// short side across (wider than the strokes of digits that fill the frame, narrower than a
+    /// shadow's step).
+    private static func flattenedSplit(_ page: FloatImage, paper columns: Range<Int>, rows: Range<Int>)
+        -> (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float)? {
+        let w = page.width, h = page.height
+        let radius = max(2, Int(flatClosing * Float(min(w, h))))
+        let paper = Morphology.closing(page.values, width: w, height: h, radius: radius)
+        var dark = [Float](repeating: 0, count: w * h)
+        for i in dark.indices { dark[i] = 255 * min(1, max(0, (paper[i] - page.values[i]) / max(paper[i], 1))) }
+        let t = Morphology.otsu(rows.lazy.flatMap { y in columns.lazy.map { dark[y * w + $0] } })
+        var above = 0, n = 0
+        let top = rows.lowerBound, bottom = rows.upperBound - 1, left = columns.lowerBound, right = columns.upperBound - 1
+        for x in columns { for y in [top, bottom] { above += dark[y * w + x] > t ? 1 : 0; n += 1 } }
+        for y in rows { for x in [left, right] { above += dark[y * w + x] > t ? 1 : 0; n += 1 } }
+        guard 4 * above <= n else { return nil }
+        var mask = [Bool](repeating: false, count: w * h)
+        for y in rows { for x in columns { mask[y * w + x] = dark[y * w + x] > t } }
+        // Digits that fill the frame in a marker darken a tenth of it or more; writing on a
+        // page, a few hundredths (its strokes are the departures' business).
+        guard Float(mask.lazy.filter { $0 }.count) >= flatInk * Float(rows.count * columns.count) else { return nil }
+        return (false, Self.strokeWidth(mask, width: w, height: h), Float(above) / Float(n))
+    }
+    static let flatClosing: Float = 0.17
+    static let flatInk: Float = 0.1
 
     /// Whether the departures from blocks three of `broad`'s strokes across, against the page's
     /// `noise`, find strokes of the same polarity at least half as broad.

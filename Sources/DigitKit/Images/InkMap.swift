@@ -228,7 +228,7 @@ struct InkMap {
     private static func split(_ page: FloatImage, paper columns: Range<Int>, rows: Range<Int>, flattening: Bool)
         -> (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float)? {
         let w = page.width
-        let t = Morphology.otsu(rows.lazy.flatMap { y in columns.lazy.map { page.values[y * w + $0] } })
+        let t = Morphology.otsu(region(page.values, width: w, columns: columns, rows: rows))
         var below = 0, n = 0
         let top = rows.lowerBound, bottom = rows.upperBound - 1, left = columns.lowerBound, right = columns.upperBound - 1
         for x in columns { for y in [top, bottom] { below += page.values[y * w + x] < t ? 1 : 0; n += 1 } }
@@ -253,7 +253,7 @@ struct InkMap {
         let paper = Morphology.closing(page.values, width: w, height: h, radius: radius)
         var dark = [Float](repeating: 0, count: w * h)
         for i in dark.indices { dark[i] = 255 * min(1, max(0, (paper[i] - page.values[i]) / max(paper[i], 1))) }
-        let t = Morphology.otsu(rows.lazy.flatMap { y in columns.lazy.map { dark[y * w + $0] } })
+        let t = Morphology.otsu(region(dark, width: w, columns: columns, rows: rows))
         var above = 0, n = 0
         let top = rows.lowerBound, bottom = rows.upperBound - 1, left = columns.lowerBound, right = columns.upperBound - 1
         for x in columns { for y in [top, bottom] { above += dark[y * w + x] > t ? 1 : 0; n += 1 } }
@@ -266,6 +266,15 @@ struct InkMap {
         guard Float(mask.lazy.filter { $0 }.count) >= flatInk * Float(rows.count * columns.count) else { return nil }
         return (false, Self.strokeWidth(mask, width: w, height: h), Float(above) / Float(n))
     }
+    /// The values of `columns` × `rows` (all of them, uncopied, when that is the whole page).
+    private static func region(_ values: [Float], width w: Int, columns: Range<Int>, rows: Range<Int>) -> [Float] {
+        if columns == 0..<w && rows.count * w == values.count { return values }
+        var out: [Float] = []
+        out.reserveCapacity(columns.count * rows.count)
+        for y in rows { out.append(contentsOf: values[(y * w + columns.lowerBound)..<(y * w + columns.upperBound)]) }
+        return out
+    }
+
     static let flatClosing: Float = 0.17
     static let flatInk: Float = 0.1
 

@@ -64,9 +64,7 @@ struct CloseupGlyph {
         let lightInk = Morphology.quantile(small.values, 0.5) < 128
         let level = lightInk ? small.values.map { 255 - $0 } : small.values
         let radius = max(2, Int(Self.closing * Float(min(w, h))))
-        let paper = Morphology.closing(level, width: w, height: h, radius: radius)
-        var ink = [Float](repeating: 0, count: w * h)
-        for i in ink.indices { ink[i] = 255 * min(1, max(0, (paper[i] - level[i]) / max(paper[i], 1))) }
+        let ink = Morphology.darkening(level, width: w, height: h, radius: radius)
         let strong = max(255 * Self.floor, 0.5 * Morphology.quantile(ink, 0.99))
         let found = InkComponents.label(width: w, height: h, seed: { ink[$0] > strong }, grow: { ink[$0] > strong })
         let parts = found.components.filter {

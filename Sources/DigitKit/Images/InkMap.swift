@@ -229,10 +229,7 @@ struct InkMap {
         -> (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float)? {
         let w = page.width
         let t = Morphology.otsu(region(page.values, width: w, columns: columns, rows: rows))
-        var below = 0, n = 0
-        let top = rows.lowerBound, bottom = rows.upperBound - 1, left = columns.lowerBound, right = columns.upperBound - 1
-        for x in columns { for y in [top, bottom] { below += page.values[y * w + x] < t ? 1 : 0; n += 1 } }
-        for y in rows { for x in [left, right] { below += page.values[y * w + x] < t ? 1 : 0; n += 1 } }
+        let (below, n) = border(of: columns, rows, width: w) { page.values[$0] < t }
         guard 4 * below <= n || 4 * below >= 3 * n else { return flattening ? flattenedSplit(page, paper: columns, rows: rows) : nil }
         let lightInk = 2 * below > n
         var mask = [Bool](repeating: false, count: page.values.count)
@@ -250,14 +247,9 @@ struct InkMap {
         -> (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float)? {
         let w = page.width, h = page.height
         let radius = max(2, Int(flatClosing * Float(min(w, h))))
-        let paper = Morphology.closing(page.values, width: w, height: h, radius: radius)
-        var dark = [Float](repeating: 0, count: w * h)
-        for i in dark.indices { dark[i] = 255 * min(1, max(0, (paper[i] - page.values[i]) / max(paper[i], 1))) }
+        let dark = Morphology.darkening(page.values, width: w, height: h, radius: radius)
         let t = Morphology.otsu(region(dark, width: w, columns: columns, rows: rows))
-        var above = 0, n = 0
-        let top = rows.lowerBound, bottom = rows.upperBound - 1, left = columns.lowerBound, right = columns.upperBound - 1
-        for x in columns { for y in [top, bottom] { above += dark[y * w + x] > t ? 1 : 0; n += 1 } }
-        for y in rows { for x in [left, right] { above += dark[y * w + x] > t ? 1 : 0; n += 1 } }
+        let (above, n) = border(of: columns, rows, width: w) { dark[$0] > t }
         guard 4 * above <= n else { return nil }
         var mask = [Bool](repeating: false, count: w * h)
         for y in rows { for x in columns { mask[y * w + x] = dark[y * w + x] > t } }
@@ -266,6 +258,15 @@ struct InkMap {
         guard Float(mask.lazy.filter { $0 }.count) >= flatInk * Float(rows.count * columns.count) else { return nil }
         return (false, Self.strokeWidth(mask, width: w, height: h), Float(above) / Float(n))
     }
+    /// How many pixels of the border of `columns` × `rows` are `on`, and how many there are (the
+    /// top and bottom rows, then the left and right columns: corners twice).
+    private static func border(of columns: Range<Int>, _ rows: Range<Int>, width w: Int, on: (Int) -> Bool) -> (on: Int, count: Int) {
+        var count = 0, n = 0
+        for x in columns { for y in [rows.lowerBound, rows.upperBound - 1] { count += on(y * w + x) ? 1 : 0; n += 1 } }
+        for y in rows { for x in [columns.lowerBound, columns.upperBound - 1] { count += on(y * w + x) ? 1 : 0; n += 1 } }
+        return (count, n)
+    }
+
     /// The values of `columns` × `rows` (all of them, uncopied, when that is the whole page).
     private static func region(_ values: [Float], width w: Int, columns: Range<Int>, rows: Range<Int>) -> [Float] {
         if columns == 0..<w && rows.count * w == values.count { return values }

@@ -17,6 +17,16 @@ enum Morphology {
         return out
     }
 
+    /// How much darker each pixel is than the paper around it, as a share of the paper's level
+    /// (0…255): the paper is the grey closing over the (2·radius + 1)² square, so a shadow, whose
+    /// step is wider than the square, does not weaken the ink in it.
+    static func darkening(_ values: [Float], width w: Int, height h: Int, radius r: Int) -> [Float] {
+        let paper = closing(values, width: w, height: h, radius: r)
+        var out = [Float](repeating: 0, count: w * h)
+        for i in out.indices { out[i] = 255 * min(1, max(0, (paper[i] - values[i]) / max(paper[i], 1))) }
+        return out
+    }
+
     /// The grey closing (dilation, then erosion) over the (2·radius + 1)² square: the image with
     /// every dark feature narrower than the square filled in, and everything else (light areas,
     /// slopes, steps) kept. On a page of dark ink it is the paper as if nothing were written on it.

@@ -70,7 +70,7 @@ final class PaperArtefactsTests: XCTestCase {
             for name in first.effects.artefacts { counts[name, default: 0] += 1 }
         }
         // Each about half the time; closeup never (four digits); margin, print and signs only with room.
-        for kind in ["rules", "pattern", "marks", "light", "small"] {
+        for kind in ["rules", "pattern", "marks", "light", "small", "grid"] {
             XCTAssertTrue((8...32).contains(counts[kind] ?? 0), "\(kind): \(counts[kind] ?? 0) of 40")
         }
         XCTAssertNil(counts["closeup"])
@@ -131,6 +131,34 @@ final class PaperArtefactsTests: XCTestCase {
         XCTAssertGreaterThan(crossing, 0, "a rule through the writing in 16 seeds")
         XCTAssertGreaterThan(under, 0, "an underline in 16 seeds")
         XCTAssertGreaterThan(columns, 0, "a column line in 16 seeds")
+    }
+
+    func testGrid_SquaredPaperRunsThroughTheWritingBothWaysEvenlySpaced() throws {
+        var renderer = Self.renderer()
+        renderer.rotation = 0...0
+        renderer.perspective = 0...0
+        renderer.blur = 0...0.5
+        var artefacts = Self.artefacts([.grid])
+        artefacts.gridDottedShare = 0
+        for seed in 0..<8 as Range<UInt64> {
+            let (plain, image) = try Self.pair(artefacts, renderer, seed: seed)
+            XCTAssertEqual(image.effects.artefacts, ["grid"])
+            XCTAssertEqual(image.label, plain.label)
+            let w = image.width, h = image.height
+            func darker(_ i: Int) -> Bool { Int(image.gray[i]) <= Int(plain.gray[i]) - 6 }
+            // Lines across the image and down it, the same space apart both ways.
+            func lines(_ indices: [Int]) -> [Int] { indices.filter { !indices.contains($0 - 1) } }
+            let rows = lines((0..<h).filter { y in (0..<w).filter { darker(y * w + $0) }.count >= w * 85 / 100 })
+            let columns = lines((0..<w).filter { x in (0..<h).filter { darker($0 * w + x) }.count >= h * 85 / 100 })
+            XCTAssertGreaterThanOrEqual(rows.count, 2, "seed \(seed)")
+            XCTAssertGreaterThanOrEqual(columns.count, 2, "seed \(seed)")
+            guard rows.count >= 2, columns.count >= 2 else { continue }
+            XCTAssertEqual(Double(rows[1] - rows[0]), Double(columns[1] - columns[0]), accuracy: 2, "seed \(seed): squares")
+            // Some line runs through the writing (a grid does not keep clear of it).
+            let writing = image.digitBoxes.reduce(PixelRect.zero) { $0.union($1) }
+            XCTAssertTrue(rows.contains { $0 > writing.y && $0 < writing.maxY } || columns.contains { $0 > writing.x && $0 < writing.maxX },
+                          "seed \(seed): no line through the writing")
+        }
     }
 
     /// Photos of `seeds` upright (no rotation or perspective) with `kind` printed: for each that got

@@ -34,8 +34,12 @@ import Foundation
 ///   (`No`, `Nr`; `signs`) — `signHeight` × the writing's height tall, `signGap` writing heights
 ///   to the left of it (nearer and smaller where the writing leaves less room; none where even
 ///   the smallest does not fit). Printed, so never in the label.
+/// - `grid`: squared paper, as school and lab notebooks have it: thin lines both ways
+///   (`ruleWidth` pixels, as light as `gridTone` of the paper) every `gridSpacing` writing heights,
+///   turned with the writing and at a random phase, so they run through the digits; a
+///   `gridDottedShare` of the sheets are dot grids (a dot where the lines would cross).
 ///
-/// Rules, print and pattern are printed on the paper: they darken it by multiplication (ink over
+/// Rules, grid, print and pattern are printed on the paper: they darken it by multiplication (ink over
 /// them darker still), under the same light, and are blurred as the photo was; a dark board
 /// (`PaperEffects.inverted`) gets none of them. Labels never change: only marks are handwritten,
 /// and print uses letters alone. `PaperEffects.artefacts` lists what an image got; pixel sizes in
@@ -48,7 +52,7 @@ import Foundation
 public struct PaperArtefacts: Sendable {
     /// The kinds of artefact, in the order they are drawn and listed.
     public enum Kind: String, CaseIterable, Sendable {
-        case margin, rules, print, pattern, marks, light, small, closeup, signs
+        case margin, rules, print, pattern, marks, light, small, closeup, signs, grid
     }
 
     /// The kinds that may be added.
@@ -76,6 +80,14 @@ public struct PaperArtefacts: Sendable {
     public var ruleDottedShare: Float = 0.2
     /// Share of images with rules that also get vertical column lines.
     public var columnShare: Float = 0.6
+
+    // MARK: Grid
+    /// Luminance of the grid's lines relative to the paper under them (1: invisible).
+    public var gridTone: ClosedRange<Float> = 0.45...0.85
+    /// Side of a square in writing heights (a digit fills one square, or two).
+    public var gridSpacing: ClosedRange<Float> = 0.5...1.2
+    /// Share of sheets that are dot grids.
+    public var gridDottedShare: Float = 0.15
 
     // MARK: Print
     /// Words printed beside the writing (letters and colons only: nothing a digit reader should
@@ -194,7 +206,7 @@ public struct PaperArtefacts: Sendable {
         }
 
         // Printing on the paper, then the scanner's border over everything.
-        let printed: [Kind] = [.pattern, .rules, .print, .signs, .margin]
+        let printed: [Kind] = [.pattern, .rules, .grid, .print, .signs, .margin]
         if !chosen.isDisjoint(with: printed) {
             var canvas = ArtefactCanvas(image)
             let writing = image.digitBoxes.filter { !$0.isEmpty }
@@ -212,6 +224,11 @@ public struct PaperArtefacts: Sendable {
                     var g = generator(.rules)
                     rules(on: &canvas, writing: writing, lineHeight: lineHeight, angle: angle, sigma: sigma, rng: &g)
                     applied.insert(.rules)
+                }
+                if chosen.contains(.grid) {
+                    var g = generator(.grid)
+                    grid(on: &canvas, writing: writing, lineHeight: lineHeight, angle: angle, sigma: sigma, rng: &g)
+                    applied.insert(.grid)
                 }
                 if chosen.contains(.print) {
                     var g = generator(.print)
@@ -457,6 +474,48 @@ public struct PaperArtefacts: Sendable {
                 }
                 if clear { ink.capsule(at(-2), -2, at(h + 2), h + 2, radius: radius) }
             }
+        }
+        canvas.overprint(ink.coverage, colour: colour, sigma: sigma)
+    }
+
+    /// Squared paper: lines both ways every `gridSpacing` writing heights at a random phase, turned
+    /// with the writing (or a dot where they would cross).
+    fileprivate func grid(on canvas: inout ArtefactCanvas, writing: [PixelRect], lineHeight: Float, angle: Float, sigma: Float,
+                          rng: inout SplitMix64) {
+        let w = Float(canvas.width), h = Float(canvas.height)
+        let u = Self.union(writing) ?? PixelRect(x0: canvas.width / 2, y0: canvas.height / 2, x1: canvas.width / 2, y1: canvas.height / 2)
+        let c = cos(angle * .pi / 180), s = sin(angle * .pi / 180)
+        let cx = Float(u.x + u.maxX) / 2, cy = Float(u.y + u.maxY) / 2
+        let spacing = max(5, lineHeight * rng.uniform(gridSpacing.lowerBound, gridSpacing.upperBound))
+        let phaseX = rng.uniform(0, spacing), phaseY = rng.uniform(0, spacing)
+        let radius = rng.uniform(ruleWidth.lowerBound, ruleWidth.upperBound) / 2
+        let colour = Self.printing(Self.ruleColours[Int(rng.next() % UInt64(Self.ruleColours.count))],
+                                   tone: rng.uniform(gridTone.lowerBound, gridTone.upperBound))
+        let dotted = rng.nextFloat() < gridDottedShare
+        var ink = PaperInk(width: canvas.width, height: canvas.height)
+        // The sheet's own axes (u along the lines of writing, v down), turned by the angle about
+        // the writing's middle: a point (u, v) of the sheet is (cx + u·c − v·s, cy + u·s + v·c).
+        func point(_ a: Float, _ b: Float) -> (Float, Float) { (cx + a * c - b * s, cy + a * s + b * c) }
+        let reach = (w + h) + spacing
+        let first = -((reach + phaseX) / spacing).rounded(.down) * spacing + phaseX
+        var k = first
+        while k < reach {
+            if dotted {
+                var m = -((reach + phaseY) / spacing).rounded(.down) * spacing + phaseY
+                while m < reach {
+                    let (x, y) = point(k, m)
+                    if x > -2, x < w + 2, y > -2, y < h + 2 { ink.capsule(x, y, x, y, radius: radius * 1.4) }
+                    m += spacing
+                }
+            } else {
+                // A line down the sheet at u = k, and one across it at v = k − phaseX + phaseY.
+                let (ax, ay) = point(k, -reach), (bx, by) = point(k, reach)
+                ink.capsule(ax, ay, bx, by, radius: radius)
+                let v = k - phaseX + phaseY
+                let (dx, dy) = point(-reach, v), (ex, ey) = point(reach, v)
+                ink.capsule(dx, dy, ex, ey, radius: radius)
+            }
+            k += spacing
         }
         canvas.overprint(ink.coverage, colour: colour, sigma: sigma)
     }
@@ -757,7 +816,8 @@ extension PaperArtefacts {
         guard (0...1).contains(rate) else { throw DigitError(.usage, "artefact rate \(rate) is outside 0…1") }
         let ranges: [(String, ClosedRange<Float>, ClosedRange<Float>)] = [
             ("marginWidth", marginWidth, 0.01...0.5), ("marginTone", marginTone, 0...1), ("ruleWidth", ruleWidth, 0.2...10),
-            ("ruleTone", ruleTone, 0...1), ("ruleSpacing", ruleSpacing, 0.3...10), ("printHeight", printHeight, 0.05...2),
+            ("ruleTone", ruleTone, 0...1), ("ruleSpacing", ruleSpacing, 0.3...10),
+            ("gridTone", gridTone, 0...1), ("gridSpacing", gridSpacing, 0.2...10), ("printHeight", printHeight, 0.05...2),
             ("signHeight", signHeight, 0.05...2), ("signGap", signGap, 0...5),
             ("patternStrength", patternStrength, 0...1), ("lightGradient", lightGradient, 0...1), ("lightSpot", lightSpot, 0...1),
             ("lightBlur", lightBlur, 0...50), ("smallHeight", smallHeight, 8...4096), ("closeupFill", closeupFill, 0.5...2),
@@ -765,7 +825,7 @@ extension PaperArtefacts {
         for (name, value, allowed) in ranges where !(allowed.contains(value.lowerBound) && allowed.contains(value.upperBound)) {
             throw DigitError(.usage, "\(name) \(value) is outside \(allowed)")
         }
-        for (name, value) in [("ruleDottedShare", ruleDottedShare), ("columnShare", columnShare)] where !(0...1).contains(value) {
+        for (name, value) in [("ruleDottedShare", ruleDottedShare), ("columnShare", columnShare), ("gridDottedShare", gridDottedShare)] where !(0...1).contains(value) {
             throw DigitError(.usage, "\(name) \(value) is outside 0…1")
         }
         guard (1...100).contains(lightQuality.lowerBound), (1...100).contains(lightQuality.upperBound) else {

@@ -354,6 +354,27 @@ final class ImageReaderTests: XCTestCase {
         }
     }
 
+    func testANumberOnSquaredPaperIsReadWithoutTheGrid() throws {
+        // Squared paper, as a school notebook has it: light lines every 40 pixels both ways,
+        // through digits 90 pixels tall, the 9's stem along a column line. The grid is taken out
+        // (its lines evenly spaced both ways), and the digits' ink that lies along a line stays,
+        // as it is darker than the print: measured against the pixels that lie on the line's own
+        // column, not the stroke's, whose ink across would set the bar (the 9 was lost, "??").
+        for digits in [[4, 7], [3, 8], [2, 9, 5]] {
+            var rng = SplitMix64(seed: 21)
+            let paper = try Self.clean().render(Self.number(try digits.map { try TestPaths.digitDrawing($0) }, gap: 0.3), rng: &rng)
+            var gray = paper.gray
+            for y in 0..<paper.height {
+                for x in 0..<paper.width where (x + 7) % 40 < 2 || (y + 11) % 40 < 2 {
+                    gray[y * paper.width + x] = UInt8(Float(gray[y * paper.width + x]) * 0.7)
+                }
+            }
+            let reading = try TestRecognizers.shipped().read(image: try Self.decoded(gray, width: paper.width, height: paper.height))
+            XCTAssertEqual(reading.text, digits.map(String.init).joined(), reading.summary)
+            XCTAssertTrue(reading.isAnswered, reading.summary)
+        }
+    }
+
     func testANumberInAPrintedBoxIsReadWithoutTheBoxsSides() throws {
         // A number written in a printed box (an amount's box on a cheque or a form), cut a little
         // outside the box: the box's upright sides, no taller than the writing allows a 1 to be,

@@ -19,6 +19,9 @@ import Foundation
 ///    leaves: column lines beside the writing), each at least ten times as long as it is thick
 ///    (`isRule`: a marker's stroke across a close-up is not); their pixels are removed except
 ///    where the ink goes on beyond the rule's own thickness across it (a stroke that crosses it).
+///    Squared paper (`isSquared`: three or more thin lines each way by their count of ink, evenly
+///    spaced, with square cells) has its lines taken out all across it (`takeOutGrid`), except
+///    where the writing lying along a line is darker than the print.
 /// 4. **The line.** Rows are weighed by the ink left in them, with a mild preference for the
 ///    middle of the image (crops are cut around the writing; printed headers and footers lie at
 ///    the edges); the band around the heaviest row, grown while rows keep a tenth of its ink, is
@@ -35,8 +38,14 @@ public struct LineImage: Sendable {
     static let furtherLineScore: Float = 0.1
     /// A rule or column line is at least this many times as long as it is thick (`isRule`).
     static let ruleLength = 10
+    /// A page with at least this many column lines and as many rules, each found by its count of
+    /// ink (`countedLines`), is squared paper: its lines are taken out all across it.
+    static let gridLines = 3
+    /// A squared page's line is taken out where it is at most this many times as dark as the
+    /// median pixel on its own row or column (`takeOutGrid`).
+    static let gridInk: Float = 1.3
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 11
+    public static let version = 12
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -132,7 +141,7 @@ public struct LineImage: Sendable {
             for c in pieces.components { for p in c.pixels { mask[p] = true } }
             let paper = map.lightInk ? 0..<w : map.paperColumns
             LineImage.removeMargins(&ink, &mask, width: w, height: h, pen: pen)
-            LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen, paper: paper)
+            LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen, paper: paper, darkness: map.ink.values)
             self.ink = ink
             self.mask = mask
             width = w
@@ -276,7 +285,7 @@ public struct LineImage: Sendable {
     /// stroke crossing the rule) are kept.
     /// Column lines are looked for in the outer fifths of `paper` (the columns a margin leaves).
     static func removeRules(_ ink: inout [Float], _ mask: inout [Bool], width w: Int, height h: Int, pen: Float,
-                            paper: Range<Int>) {
+                            paper: Range<Int>, darkness: [Float]) {
         let fifth = paper.count / 5
         func outer(_ x: Int) -> Bool { x < paper.lowerBound + fifth || x >= paper.upperBound - fifth }
         var rule = [Bool](repeating: false, count: w * h)
@@ -352,14 +361,21 @@ public struct LineImage: Sendable {
         scan(rows: false)
         // A column line broken by a faint scan (no run as long as half the image) is found by
         // its count: a column in the outer fifths with ink in at least 40% of its rows, where the
-        // columns two pen widths to each side have less than half of that.
+        // columns two pen widths to each side have less than half of that. On squared paper
+        // (`gridLines` such columns or more, and as many such rows) the lines are looked for in
+        // every column and row: there a photo's grid, tilted a fraction of a degree or broken by
+        // a light print, leaves no run as long as a rule's.
         let side = max(2, Int((2 * pen).rounded(.up)))
-        var counts = [Int](repeating: 0, count: w)
-        for y in 0..<h { for x in 0..<w where mask[y * w + x] { counts[x] += 1 } }
-        for x in 0..<w where outer(x) && 5 * counts[x] >= 2 * h && Float(counts[x]) >= 15 * pen {
-            let beside = max(x - side >= 0 ? counts[x - side] : 0, x + side < w ? counts[x + side] : 0)
-            guard 2 * beside < counts[x],
-                  var first = (0..<h).first(where: { mask[$0 * w + x] }), var last = (0..<h).last(where: { mask[$0 * w + x] })
+        var counts = [Int](repeating: 0, count: w), rowCounts = [Int](repeating: 0, count: h)
+        for y in 0..<h { for x in 0..<w where mask[y * w + x] { counts[x] += 1; rowCounts[y] += 1 } }
+        let columnLines = Self.countedLines(counts, across: h, side: side, least: 15 * pen)
+        let rowLines = Self.countedLines(rowCounts, across: w, side: side, least: 6 * pen)
+        let squared = Self.isSquared(columns: columnLines, rows: rowLines)
+        if squared {
+            Self.takeOutGrid(&rule, rows: rowLines, columns: columnLines, mask: mask, darkness: darkness, width: w, height: h, side: side)
+        }
+        for x in columnLines where outer(x) && !squared {
+            guard var first = (0..<h).first(where: { mask[$0 * w + x] }), var last = (0..<h).last(where: { mask[$0 * w + x] })
             else { continue }
             // The stroke's own rows: a rule crossing the column above or below it (a box's top
             // and bottom over a 1 inside it) is not part of it, unless it is the image's edge.
@@ -381,6 +397,52 @@ public struct LineImage: Sendable {
         }
     }
 
+    /// Squared paper's lines (`rows` and `columns`, found by their count of ink: `countedLines`),
+    /// marked in `rule`: the rules, then the column lines. A line's pixel is taken out where the
+    /// ink across the line is at most `side` + 1 thick (a stroke crossing it runs on) and no
+    /// darker than `gridInk` times the median of such pixels on the line's own row or column
+    /// (writing that lies along a line is darker than the print); where a column line crosses a
+    /// rule, twice that (two prints over each other). Found on the whole page, the lines are ones
+    /// that run straight across it; a grid bent by a sheet's keystone is found only in part.
+    static func takeOutGrid(_ rule: inout [Bool], rows: [Int], columns: [Int], mask: [Bool], darkness: [Float],
+                            width w: Int, height h: Int, side: Int) {
+        func takeOut(_ pixels: [Int], own: [Int], crossing: (Int) -> Bool) {
+            guard !own.isEmpty else { return }
+            let limit = gridInk * Morphology.quantile(own.lazy.map { darkness[$0] }, 0.5)
+            for i in pixels where darkness[i] <= (crossing(i) ? 2 * limit : limit) { rule[i] = true }
+        }
+        var onRule = [Bool](repeating: false, count: w * h)
+        for y in rows {
+            var line: [Int] = [], own: [Int] = []
+            for x in 0..<w where mask[y * w + x] {
+                onRule[y * w + x] = true
+                var run = 1, t = y - 1, b = y + 1
+                while t >= 0, mask[t * w + x] { run += 1; t -= 1 }
+                while b < h, mask[b * w + x] { run += 1; b += 1 }
+                if run <= side + 1 {
+                    own.append(y * w + x)
+                    for yy in (t + 1)..<b { line.append(yy * w + x) }
+                }
+            }
+            takeOut(line, own: own) { _ in false }
+        }
+        for x in columns {
+            var line: [Int] = [], own: [Int] = []
+            for y in 0..<h where mask[y * w + x] {
+                // The rules taken out are left out: where one crosses, the column line's own
+                // thickness remains.
+                var run = 1, l = x - 1, r = x + 1
+                while l >= 0, mask[y * w + l] && !rule[y * w + l] { run += 1; l -= 1 }
+                while r < w, mask[y * w + r] && !rule[y * w + r] { run += 1; r += 1 }
+                if run <= side + 1 {
+                    own.append(y * w + x)
+                    for xx in (l + 1)..<r { line.append(y * w + xx) }
+                }
+            }
+            takeOut(line, own: own) { onRule[$0] }
+        }
+    }
+
     /// Whether a thin upright stroke from row `top` to `bottom` (inclusive) of an image `height`
     /// rows tall is writing rather than a column line or a rule's remains: on a crop cut tight
     /// around the writing (`writingHeight`, its tallest other piece, at least half the image's
@@ -388,6 +450,44 @@ public struct LineImage: Sendable {
     /// piece (an upright 1 at the side).
     static func isUprightStroke(top: Int, bottom: Int, height h: Int, writingHeight: Int) -> Bool {
         2 * writingHeight >= h && top > 0 && bottom < h - 1 && 2 * (bottom - top + 1) <= 3 * writingHeight
+    }
+
+    /// The columns (or rows) whose ink `counts` reach 40% of `across` and `least`, where those
+    /// `side` away on either side have less than half as much: thin lines across the page.
+    static func countedLines(_ counts: [Int], across: Int, side: Int, least: Float) -> [Int] {
+        counts.indices.filter { i in
+            let beside = max(i - side >= 0 ? counts[i - side] : 0, i + side < counts.count ? counts[i + side] : 0)
+            return 5 * counts[i] >= 2 * across && Float(counts[i]) >= least && 2 * beside < counts[i]
+        }
+    }
+
+    /// Whether column lines at `columns` and rules at `rows` (ascending indices, neighbours one
+    /// line) are squared paper's: at least `gridLines` each way, evenly spaced (each space within
+    /// a fifth of the median space or of twice it, where a line was too faint to be found), and
+    /// the squares' sides alike within a fifth (a box around a number, with a 1's stroke and a
+    /// long bar inside it, is no grid).
+    static func isSquared(columns: [Int], rows: [Int]) -> Bool {
+        func spacing(_ indices: [Int]) -> Float? {
+            var middles: [Float] = [], run: [Int] = []
+            for i in indices {
+                if let last = run.last, i > last + 1 {
+                    middles.append(Float(run.first! + last) / 2)
+                    run = []
+                }
+                run.append(i)
+            }
+            if let last = run.last { middles.append(Float(run.first! + last) / 2) }
+            guard middles.count >= gridLines else { return nil }
+            let spaces = zip(middles.dropFirst(), middles).map { $0 - $1 }
+            let median = spaces.sorted()[spaces.count / 2]
+            let even = spaces.allSatisfy { s in
+                let k = (s / median).rounded()
+                return (1...2).contains(k) && abs(s / median - k) <= 0.2
+            }
+            return even ? median : nil
+        }
+        guard let across = spacing(columns), let down = spacing(rows) else { return false }
+        return max(across, down) <= 1.2 * min(across, down)
     }
 
     /// Whether a run of ink `length` long and `thickness` thick is long enough for its thickness

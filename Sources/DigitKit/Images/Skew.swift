@@ -17,7 +17,12 @@ import Foundation
 ///    score is at least `gain` times the level one, and the fullest bin at that angle holds an
 ///    edge at least `lineShare` of the page across (a rule, a column line, a margin's or the
 ///    sheet's edge; not a digit's stroke, which on a crop cut tight around a number spans two
-///    thirds of it; handwriting without lines is left as it is).
+///    thirds of it; handwriting without lines is left as it is). A page whose slant shows
+///    `manyLines` or more long lines (edges reaching 40% of the page) one way, or that many
+///    upright ones and a lying one, is lined paper or a table: its light print leaves weak,
+///    broken edges, so no single line need reach `lineShare`. With that many both ways it is
+///    squared paper, tilted from `leastDegreesSquared` (its grid is taken out only where its
+///    lines run straight down the columns: `LineImage.takeOutGrid`).
 ///
 /// `levelled(_:toImage:)` turns the page back by that angle (bilinear), leaves out what the turn
 /// brings in from beyond the image's border, and returns the `Turn` that maps its pixels back to
@@ -29,6 +34,26 @@ enum Skew {
     static let gain: Float = 1.1
     static let lineShare: Float = 0.85
     static let floor: Float = 80
+    /// A page with at least this many long straight lines along one slant (`longLines`: lined or
+    /// squared paper) is tilted by it whatever the longest line's share.
+    static let manyLines = 3
+    /// Squared paper is levelled from this tilt (other pages from `leastDegrees`).
+    static let leastDegreesSquared: Float = 0.5
+    /// What long lines a page shows along a slant: none (`manyLines` or more neither way), ruled
+    /// (that many lying lines, or that many upright ones and a lying one), or squared (that many
+    /// both ways).
+    enum Lines { case none, ruled, squared }
+
+    /// How many lines of edges `bins` hold that reach 40% of `across` (bins within three of each
+    /// other, the two edges of one printed line, count once).
+    static func longLines(_ bins: [Int], across: Int) -> Int {
+        var count = 0, last = -10
+        for (k, c) in bins.enumerated() where 5 * c >= 2 * across {
+            if k > last + 3 { count += 1 }
+            last = k
+        }
+        return count
+    }
 
     /// The page's tilt in radians (positive: turned clockwise, its right side lower, in image
     /// coordinates with y down), or 0 when it shows none for sure.
@@ -65,7 +90,7 @@ enum Skew {
         let reach = Int((Float(max(w, h)) * tan(maxDegrees * .pi / 180)).rounded(.up)) + 2
         var upright = [Int](repeating: 0, count: w + 2 * reach), lying = [Int](repeating: 0, count: h + 2 * reach)
         // The score at `degrees`, and the longest edge along that slant as a share of the page.
-        func score(_ degrees: Float) -> (score: Float, line: Float) {
+        func score(_ degrees: Float) -> (score: Float, line: Float, lines: Lines) {
             let t = tan(degrees * .pi / 180)
             for k in upright.indices { upright[k] = 0 }
             for k in lying.indices { lying[k] = 0 }
@@ -76,24 +101,28 @@ enum Skew {
             for c in upright where c > 1 { s += Float(c * c) }
             for c in lying where c > 1 { s += Float(c * c) }
             let line = max(Float(upright.max() ?? 0) / Float(h), Float(lying.max() ?? 0) / Float(w))
-            return (s, line)
+            let ruled = Self.longLines(lying, across: w), columns = Self.longLines(upright, across: h)
+            let lines: Lines = ruled >= manyLines && columns >= manyLines ? .squared
+                : ruled >= manyLines || (columns >= manyLines && ruled >= 1) ? .ruled : .none
+            return (s, line, lines)
         }
         let level = score(0)
         guard level.score > 0 else { return 0 }
         let whole = Int(maxDegrees)
-        var best: (degrees: Float, score: Float, line: Float) = (0, level.score, level.line)
+        var best: (degrees: Float, score: Float, line: Float, lines: Lines) = (0, level.score, level.line, level.lines)
         for d in -whole...whole where d != 0 {
             let s = score(Float(d))
-            if s.score > best.score { best = (Float(d), s.score, s.line) }
+            if s.score > best.score { best = (Float(d), s.score, s.line, s.lines) }
         }
         let coarse = best.degrees
         for q in -3...3 where q != 0 {
             let d = coarse + Float(q) * 0.25
             guard abs(d) <= maxDegrees else { continue }
             let s = score(d)
-            if s.score > best.score { best = (d, s.score, s.line) }
+            if s.score > best.score { best = (d, s.score, s.line, s.lines) }
         }
-        guard abs(best.degrees) >= leastDegrees, best.score >= gain * level.score, best.line >= lineShare else { return 0 }
+        guard abs(best.degrees) >= (best.lines == .squared ? leastDegreesSquared : leastDegrees), best.score >= gain * level.score,
+              best.line >= lineShare || best.lines != .none else { return 0 }
         return best.degrees * .pi / 180
     }
 

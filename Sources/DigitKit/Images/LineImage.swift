@@ -406,14 +406,18 @@ public struct LineImage: Sendable {
     /// that run straight across it; a grid bent by a sheet's keystone is found only in part.
     static func takeOutGrid(_ rule: inout [Bool], rows: [Int], columns: [Int], mask: [Bool], darkness: [Float],
                             width w: Int, height h: Int, side: Int) {
-        func takeOut(_ pixels: [Int], own: [Int], crossing: (Int) -> Bool) {
+        // `runs`: per pixel of `own`, the ink's extent across the line there, and its pixels.
+        func takeOut(_ runs: [(extent: Int, pixels: ArraySlice<Int>)], own: [Int], crossing: (Int) -> Bool) {
             guard !own.isEmpty else { return }
             let limit = gridInk * Morphology.quantile(own.lazy.map { darkness[$0] }, 0.5)
-            for i in pixels where darkness[i] <= (crossing(i) ? 2 * limit : limit) { rule[i] = true }
+            let thickness = runs.map(\.extent).sorted()[runs.count / 2]
+            for run in runs where run.extent <= thickness + 1 {
+                for i in run.pixels where darkness[i] <= (crossing(i) ? 2 * limit : limit) { rule[i] = true }
+            }
         }
         var onRule = [Bool](repeating: false, count: w * h)
         for y in rows {
-            var line: [Int] = [], own: [Int] = []
+            var runs: [(extent: Int, pixels: ArraySlice<Int>)] = [], own: [Int] = []
             for x in 0..<w where mask[y * w + x] {
                 onRule[y * w + x] = true
                 var run = 1, t = y - 1, b = y + 1
@@ -421,13 +425,13 @@ public struct LineImage: Sendable {
                 while b < h, mask[b * w + x] { run += 1; b += 1 }
                 if run <= side + 1 {
                     own.append(y * w + x)
-                    for yy in (t + 1)..<b { line.append(yy * w + x) }
+                    runs.append((run, ArraySlice(((t + 1)..<b).map { $0 * w + x })))
                 }
             }
-            takeOut(line, own: own) { _ in false }
+            takeOut(runs, own: own) { _ in false }
         }
         for x in columns {
-            var line: [Int] = [], own: [Int] = []
+            var runs: [(extent: Int, pixels: ArraySlice<Int>)] = [], own: [Int] = []
             for y in 0..<h where mask[y * w + x] {
                 // The rules taken out are left out: where one crosses, the column line's own
                 // thickness remains.
@@ -436,10 +440,10 @@ public struct LineImage: Sendable {
                 while r < w, mask[y * w + r] && !rule[y * w + r] { run += 1; r += 1 }
                 if run <= side + 1 {
                     own.append(y * w + x)
-                    for xx in (l + 1)..<r { line.append(y * w + xx) }
+                    runs.append((run, ArraySlice(((l + 1)..<r).map { y * w + $0 })))
                 }
             }
-            takeOut(line, own: own) { onRule[$0] }
+            takeOut(runs, own: own) { onRule[$0] }
         }
     }
 

@@ -358,8 +358,9 @@ final class ImageReaderTests: XCTestCase {
         // Squared paper, as a school notebook has it: light lines every 40 pixels both ways,
         // through digits 90 pixels tall, the 9's stem along a column line. The grid is taken out
         // (its lines evenly spaced both ways), and the digits' ink that lies along a line stays,
-        // as it is darker than the print: measured against the pixels that lie on the line's own
-        // column, not the stroke's, whose ink across would set the bar (the 9 was lost, "??").
+        // as it is darker than the print. The print's darkness is measured on the line's own
+        // column: measured across the stroke's width as well, the stem's ink set the bar and the
+        // 9 was taken out with the line ("??", a draft of the change).
         for digits in [[4, 7], [3, 8], [2, 9, 5]] {
             var rng = SplitMix64(seed: 21)
             let paper = try Self.clean().render(Self.number(try digits.map { try TestPaths.digitDrawing($0) }, gap: 0.3), rng: &rng)

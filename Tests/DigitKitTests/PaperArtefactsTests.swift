@@ -18,6 +18,24 @@ final class PaperArtefactsTests: XCTestCase {
         return r
     }
 
+    /// `renderer()` upright (no rotation or perspective), with at most `blur` pixels of blur.
+    static func upright(blur: ClosedRange<Float>? = nil) -> PaperRenderer {
+        var r = renderer()
+        r.rotation = 0...0
+        r.perspective = 0...0
+        if let blur { r.blur = blur }
+        return r
+    }
+
+    /// The rows and columns of `image` darker than in `plain` by 6 or more along 85% of the image:
+    /// printed lines across it and down it.
+    static func linesAcross(_ image: PaperImage, _ plain: PaperImage) -> (rows: [Int], columns: [Int]) {
+        let w = image.width, h = image.height
+        func darker(_ i: Int) -> Bool { Int(image.gray[i]) <= Int(plain.gray[i]) - 6 }
+        return ((0..<h).filter { y in (0..<w).filter { darker(y * w + $0) }.count >= w * 85 / 100 },
+                (0..<w).filter { x in (0..<h).filter { darker($0 * w + x) }.count >= h * 85 / 100 })
+    }
+
     static func artefacts(_ kinds: Set<Kind>, rate: Float = 1) -> PaperArtefacts {
         PaperArtefacts(kinds: kinds, rate: rate, glyphs: glyphs)
     }
@@ -105,10 +123,7 @@ final class PaperArtefactsTests: XCTestCase {
     }
 
     func testRules_ARowDarkerAcrossTheImageThroughOrUnderTheWriting() throws {
-        var renderer = Self.renderer()
-        renderer.rotation = 0...0
-        renderer.perspective = 0...0
-        renderer.blur = 0...0.5
+        let renderer = Self.upright(blur: 0...0.5)
         var artefacts = Self.artefacts([.rules])
         artefacts.ruleDottedShare = 0
         artefacts.columnShare = 1
@@ -116,10 +131,7 @@ final class PaperArtefactsTests: XCTestCase {
         for seed in 0..<16 as Range<UInt64> {
             let (plain, image) = try Self.pair(artefacts, renderer, seed: seed)
             XCTAssertEqual(image.effects.artefacts, ["rules"])
-            let w = image.width, h = image.height
-            func darker(_ i: Int) -> Bool { Int(image.gray[i]) <= Int(plain.gray[i]) - 6 }
-            let rows = (0..<h).filter { y in (0..<w).filter { darker(y * w + $0) }.count >= w * 85 / 100 }
-            let columnsHere = (0..<w).filter { x in (0..<h).filter { darker($0 * w + x) }.count >= h * 85 / 100 }
+            let (rows, columnsHere) = Self.linesAcross(image, plain)
             XCTAssertFalse(rows.isEmpty, "seed \(seed): no rule across the image")
             let writing = image.digitBoxes.reduce(PixelRect.zero) { $0.union($1) }
             if rows.contains(where: { $0 >= writing.y && $0 < writing.maxY - 2 }) { crossing += 1 }
@@ -134,22 +146,17 @@ final class PaperArtefactsTests: XCTestCase {
     }
 
     func testGrid_SquaredPaperRunsThroughTheWritingBothWaysEvenlySpaced() throws {
-        var renderer = Self.renderer()
-        renderer.rotation = 0...0
-        renderer.perspective = 0...0
-        renderer.blur = 0...0.5
+        let renderer = Self.upright(blur: 0...0.5)
         var artefacts = Self.artefacts([.grid])
         artefacts.gridDottedShare = 0
         for seed in 0..<8 as Range<UInt64> {
             let (plain, image) = try Self.pair(artefacts, renderer, seed: seed)
             XCTAssertEqual(image.effects.artefacts, ["grid"])
             XCTAssertEqual(image.label, plain.label)
-            let w = image.width, h = image.height
-            func darker(_ i: Int) -> Bool { Int(image.gray[i]) <= Int(plain.gray[i]) - 6 }
-            // Lines across the image and down it, the same space apart both ways.
+            // Lines across the image and down it (each its first row or column), the same space apart both ways.
             func lines(_ indices: [Int]) -> [Int] { indices.filter { !indices.contains($0 - 1) } }
-            let rows = lines((0..<h).filter { y in (0..<w).filter { darker(y * w + $0) }.count >= w * 85 / 100 })
-            let columns = lines((0..<w).filter { x in (0..<h).filter { darker($0 * w + x) }.count >= h * 85 / 100 })
+            let across = Self.linesAcross(image, plain)
+            let rows = lines(across.rows), columns = lines(across.columns)
             XCTAssertGreaterThanOrEqual(rows.count, 2, "seed \(seed)")
             XCTAssertGreaterThanOrEqual(columns.count, 2, "seed \(seed)")
             guard rows.count >= 2, columns.count >= 2 else { continue }
@@ -166,9 +173,7 @@ final class PaperArtefactsTests: XCTestCase {
     /// unchanged. Returns how many got it. Without glyphs the kind is a usage error.
     static func printed(_ kind: Kind, seeds: Range<UInt64>, check: (PaperImage, [(x: Int, y: Int)], UInt64) -> Void) throws -> Int {
         XCTAssertFalse(glyphs.isEmpty, "Fixtures/hershey/glyphs.jsonl")
-        var renderer = Self.renderer()
-        renderer.rotation = 0...0
-        renderer.perspective = 0...0
+        let renderer = Self.upright()
         var count = 0
         for seed in seeds {
             let (plain, image) = try pair(artefacts([kind]), renderer, seed: seed)

@@ -31,6 +31,11 @@ public struct LineRecipe: Sendable {
     public var penWidth: ClosedRange<Float> = PaperRenderer().penWidth
     /// `penWidth` when it is not the renderer's own (the cache's and the record's tags name it).
     private var customPen: ClosedRange<Float>? { penWidth == PaperRenderer().penWidth ? nil : penWidth }
+    /// The share of the real training images also shown as a soft copy (`ScanDegradation`:
+    /// blurred and recompressed, then cut like the others), made once per run with its own seed;
+    /// 0 for none. The real crops are sharp: without soft copies the model read blurred numbers
+    /// wrong and sure of them (docs/images.md, "Blur").
+    public var softScans: Float = 0.25
     /// How often each real training line is shown per epoch.
     public var realRepeats = 1
     /// A line model of the same architecture to start from (fine-tuning), or nil for fresh weights.
@@ -68,6 +73,17 @@ public struct LineRecipe: Sendable {
             }
             for _ in 0..<realRepeats { train.append(contentsOf: set) }
             progress("\(set.count) real lines from \(folder)")
+            if softScans > 0 {
+                let share = softScans, seed = options.seed &+ 0x50F7_5CA7 &+ UInt64(k), degradation = ScanDegradation()
+                let soft = try LineSet.load(folder: folder, threads: threads, cache: cacheFile(folder, "soft\(k)-\(share)-\(options.seed)"),
+                                            variant: "soft \(share) seed \(seed)", change: { i, image in
+                    var rng = SplitMix64(seed: seed &+ UInt64(i) &* 0x9E37_79B9_7F4A_7C15)
+                    guard rng.nextFloat() < share else { return nil }
+                    return degradation.apply(to: image, rng: &rng)
+                }) { done, all in progress("softening and cutting the lines of \(folder): \(done)/\(all)") }
+                train.append(contentsOf: soft)
+                progress("\(soft.count) soft copies of them (blurred, recompressed)")
+            }
         }
         if synthetic > 0, let strokes = data.strokes {
             let made = try syntheticLines(strokes: strokes, data: data, count: synthetic, lengths: syntheticLengths, seed: syntheticSeed,
@@ -146,6 +162,7 @@ public struct LineRecipe: Sendable {
             + (stretch != 1 ? " stretch=\(stretch)" : "")
             + " artefacts=\(artefacts.map(\.rawValue).sorted().joined(separator: "+"))@\(artefactRate)"
             + (customPen.map { " pen=\($0.lowerBound)-\($0.upperBound)" } ?? "")
+            + (softScans > 0 ? " soft-scans=\(softScans)" : "")
     }
 
     /// Trains, calibrates the temperature on the validation lines, and returns the weight file.

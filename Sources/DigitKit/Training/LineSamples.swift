@@ -33,20 +33,28 @@ public struct LineSet: Sendable {
     /// The labelled images of `folder` (`labels.csv` or `labels.tsv`), each cut to its line;
     /// `keep` chooses the labels to load. Images are read on `threads` threads; `progress` is
     /// told how many are done. With `cache`, the strips are read from that file when it was made
-    /// from the same list, else made and written there.
+    /// from the same list (and `variant`), else made and written there. `change`, given an
+    /// image's place in the list, returns the image to cut instead (a softened copy,
+    /// `ScanDegradation`), or nil to leave that image out; `variant` names it in the cache's tag.
     public static func load(folder: String, keep: (String) -> Bool = { _ in true }, threads: Int = Parallel.processorCount,
-                            cache: String? = nil, progress: (Int, Int) -> Void = { _, _ in }) throws -> LineSet {
+                            cache: String? = nil, variant: String = "", change: (@Sendable (Int, DecodedImage) -> DecodedImage?)? = nil,
+                            progress: (Int, Int) -> Void = { _, _ in }) throws -> LineSet {
         let all = try Inputs.labelEntries(folder)
         let items = all.filter { keep($0.label) }
         guard !items.isEmpty else { throw DigitError(.format, file: folder, "no labelled images to read") }
-        let tag = "cut \(LineImage.version)\n" + items.map { "\($0.file)\t\($0.label)" }.joined(separator: "\n")
+        let tag = "cut \(LineImage.version)\(variant.isEmpty ? "" : " " + variant)\n"
+            + items.map { "\($0.file)\t\($0.label)" }.joined(separator: "\n")
         if let cache, let set = try? read(cache: cache, tag: tag) { return set }
-        let strips = try Parallel.map(items.count, threads: threads, progress: progress) { i -> LineImage in
+        let strips = try Parallel.map(items.count, threads: threads, progress: progress) { i -> LineImage? in
             let path = (folder as NSString).appendingPathComponent(items[i].file)
-            do { return LineImage(image: try ImageDecoder.read(path: path, maxSide: 1200)) } catch let e as DigitError { throw e.inFile(path) }
+            do {
+                let image = try ImageDecoder.read(path: path, maxSide: 1200)
+                guard let change else { return LineImage(image: image) }
+                return change(i, image).map { LineImage(image: $0) }
+            } catch let e as DigitError { throw e.inFile(path) }
         }
         var set = LineSet()
-        for (i, strip) in strips.enumerated() { set.append(strip, label: items[i].label) }
+        for (i, strip) in strips.enumerated() { if let strip { set.append(strip, label: items[i].label) } }
         if let cache { try set.write(cache: cache, tag: tag) }
         return set
     }

@@ -101,6 +101,10 @@ struct TrainCommand: CLICommand {
       --artefact-rate P     each artefact's share of the synthetic photos, 0…1 (default 0.25)
       --pen-width A-B       the synthetic photos' pens, a share of the writing's height
                             (default 0.045-0.11; 0.16-0.22 is a marker)
+      --soft-scans P        also train on a soft copy of this share of the real images:
+                            blurred by 0.8-1.8% of the crop's shorter side (1-2.4 pixels
+                            on a parish crop) and recompressed as JPEG at quality 20-60,
+                            then cut like the others (default 0.25; 0 for none)
       --stretch F           draw the lines F times wider than cut for the model, when
                             training and reading (default 2: two equal digits that touch
                             get the blank column CTC needs between them; 1 as before)
@@ -269,6 +273,7 @@ struct TrainCommand: CLICommand {
         if let list = try args.option("--artefacts") { recipe.artefacts = try PaperCommand.artefacts(list) }
         recipe.artefactRate = try args.float("--artefact-rate", default: recipe.artefactRate, range: 0...1)
         if let pen = try args.option("--pen-width") { recipe.penWidth = try PaperCommand.floatRange(pen, flag: "--pen-width", allowed: 0.005...0.5) }
+        recipe.softScans = try args.float("--soft-scans", default: recipe.softScans, range: 0...1)
         recipe.start = try args.option("--start")
         var real: [String] = []
         while let r = try args.option("--real") { real.append(r) }

@@ -246,7 +246,9 @@ final class ImageReaderTests: XCTestCase {
         // Close-ups of the ten digits in a marker, each with a shadow across part of the frame:
         // the line reader finds the strokes' edges or nothing and leaves most unanswered; taken
         // whole at the frame's scale (`CloseupGlyph`), each is one glyph the digit network reads.
-        // Answered or not sure, never wrong, and more of them answered.
+        // Answered or not sure, never wrong, and more of them answered (with the paper model
+        // before soft scans, the line reader answered 6 of the 10 and the glyph 8 or more; with
+        // it, 7 and 8).
         let recognizer = try TestRecognizers.shipped()
         var lineOnly = ImageOptions()
         lineOnly.readsCloseups = false
@@ -261,7 +263,7 @@ final class ImageReaderTests: XCTestCase {
             if byLines.isAnswered { answeredByLines += 1 }
         }
         XCTAssertGreaterThanOrEqual(answered, 8)
-        XCTAssertGreaterThanOrEqual(answered, answeredByLines + 2)
+        XCTAssertGreaterThan(answered, answeredByLines)
     }
 
     func testACloseupWhoseHeaviestBandIsAMarkIsStillReadWhole() throws {
@@ -272,7 +274,9 @@ final class ImageReaderTests: XCTestCase {
         // synthetic close-ups, seed 230, were lost that way).
         let recognizer = try TestRecognizers.shipped()
         let lines = try LineReader()
-        for (digit, pen, seed) in [(4, Float(0.25), UInt64(114)), (0, 0.2, 120), (5, 0.25, 135), (6, 0.2, 166)] {
+        // (Seeds where the shipped paper model reads that band as a mark: the model of
+        // 2026-11-28, trained on soft scans, reads the 4 of seed 114 and the 0 of seed 120 there.)
+        for (digit, pen, seed) in [(4, Float(0.25), UInt64(105)), (0, 0.25, 123), (5, 0.25, 135), (6, 0.2, 166)] {
             let image = try Self.decoded(try Self.closeup(digit, pen: pen...pen, shadow: 0.5, fill: 0.95...1.08, seed: seed))
             let strips = LineImage.linesAndOthers(image: image, workingSide: ImageOptions().workingSide).lines
             XCTAssertEqual(strips.count, 1)

@@ -48,16 +48,16 @@ final class ScanDegradationTests: XCTestCase {
         let sharp = try LineSet.load(folder: folder.path, threads: 2, cache: cache)
         XCTAssertEqual(sharp.count, 4)
         // Every other image softened, the rest left out; the same cache file, another tag.
-        let soft = try LineSet.load(folder: folder.path, threads: 2, cache: cache, variant: "soft test") { i, image in
+        let soft = try LineSet.load(folder: folder.path, threads: 2, cache: cache, variant: "soft test", change: { i, image in
             guard i % 2 == 0 else { return nil }
             var rng = SplitMix64(seed: UInt64(i))
             return ScanDegradation().apply(to: image, rng: &rng)
-        }
+        })
         XCTAssertEqual(soft.count, 2)
         XCTAssertEqual(soft.labels, ["1", "1"])
         XCTAssertNotEqual(soft.strip(0).pixels, sharp.strip(0).pixels, "the soft copy is cut from the softened image")
         // Read back from the cache: the soft copies, not the sharp lines written there before.
-        let cached = try LineSet.load(folder: folder.path, threads: 2, cache: cache, variant: "soft test") { _, _ in nil }
+        let cached = try LineSet.load(folder: folder.path, threads: 2, cache: cache, variant: "soft test", change: { _, _ in nil })
         XCTAssertEqual(cached.count, 2)
         XCTAssertEqual(cached.strip(1).pixels, soft.strip(1).pixels)
     }

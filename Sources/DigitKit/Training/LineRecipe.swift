@@ -68,9 +68,9 @@ public struct LineRecipe: Sendable {
         if let cache = data.cache { try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true) }
         var train = LineSet()
         for (k, folder) in data.real.enumerated() {
-            let set = try LineSet.load(folder: folder, threads: threads, cache: cacheFile(folder, "real\(k)")) { done, all in
+            let set = try LineSet.load(folder: folder, threads: threads, cache: cacheFile(folder, "real\(k)"), progress: { done, all in
                 progress("cutting lines of \(folder): \(done)/\(all)")
-            }
+            })
             for _ in 0..<realRepeats { train.append(contentsOf: set) }
             progress("\(set.count) real lines from \(folder)")
             if softScans > 0 {
@@ -80,7 +80,7 @@ public struct LineRecipe: Sendable {
                     var rng = SplitMix64(seed: seed &+ UInt64(i) &* 0x9E37_79B9_7F4A_7C15)
                     guard rng.nextFloat() < share else { return nil }
                     return degradation.apply(to: image, rng: &rng)
-                }) { done, all in progress("softening and cutting the lines of \(folder): \(done)/\(all)") }
+                }, progress: { done, all in progress("softening and cutting the lines of \(folder): \(done)/\(all)") })
                 train.append(contentsOf: soft)
                 progress("\(soft.count) soft copies of them (blurred, recompressed)")
             }
@@ -132,9 +132,9 @@ public struct LineRecipe: Sendable {
         let cache = data.cache.map {
             ($0 as NSString).appendingPathComponent("strips-validation-\((data.validation as NSString).lastPathComponent).bin")
         }
-        return try LineSet.load(folder: data.validation, threads: threads, cache: cache) { done, all in
+        return try LineSet.load(folder: data.validation, threads: threads, cache: cache, progress: { done, all in
             progress("cutting lines of \(data.validation): \(done)/\(all)")
-        }
+        })
     }
 
     /// `model` with its temperature calibrated on the validation data: the log-loss choice on the

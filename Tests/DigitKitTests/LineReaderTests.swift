@@ -344,8 +344,7 @@ final class LineReaderTests: XCTestCase {
     /// exactly far more often than not, and right whenever answered.
     func testShippedPaperModel_ReadsRealParishScans() throws {
         guard let folder = TestPaths.requireParishValidation() else { return }
-        let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)
-        recognizer.lineReader = try LineReader(weightsPath: TestPaths.paperWeights.path)
+        let recognizer = try TestRecognizers.withPaperModel()
         let entries = Array(try Inputs.labelEntries(folder.path).filter { $0.label.allSatisfy(\.isNumber) }.prefix(300))
         var exact = 0, answered = 0, right = 0
         for e in entries {
@@ -363,8 +362,7 @@ final class LineReaderTests: XCTestCase {
     /// wrong (108 read exactly before the line cut found faint ink there, 122 since).
     func testShippedPaperModel_ReadsFaintGreyScans() throws {
         guard let folder = TestPaths.requireParishValidation() else { return }
-        let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)
-        recognizer.lineReader = try LineReader(weightsPath: TestPaths.paperWeights.path)
+        let recognizer = try TestRecognizers.withPaperModel()
         let entries = Array(try Inputs.labelEntries(folder.path).filter {
             $0.file.contains("K2845") && $0.label.allSatisfy(\.isNumber)
         }.prefix(150))
@@ -439,8 +437,7 @@ final class LineReaderTests: XCTestCase {
     // MARK: - The line reader on photos: lines, the frame, small crops
 
     private func shippedRecognizer() throws -> DigitRecognizer {
-        let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)
-        recognizer.lineReader = try LineReader(weightsPath: TestPaths.paperWeights.path)
+        let recognizer = try TestRecognizers.withPaperModel()
         return recognizer
     }
 

@@ -69,10 +69,8 @@ final class ScanDegradationTests: XCTestCase {
 final class SoftScanReadingTests: XCTestCase {
     func testParish_SoftenedValidationCropsAreMostlyReadAndRarelyWrong() throws {
         guard let folder = TestPaths.requireParishValidation() else { return }
-        let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)
-        recognizer.lineReader = try LineReader(weightsPath: TestPaths.paperWeights.path)
-        let entries = try Inputs.labelEntries(folder.path).filter { $0.label.allSatisfy(\.isNumber) }
-        let chosen = stride(from: 0, to: entries.count, by: entries.count / 300).prefix(300).map { entries[$0] }
+        let recognizer = try TestRecognizers.withPaperModel()
+        let chosen = try TestPaths.numbers(in: folder, evenly: 300)
         var degradation = ScanDegradation()
         degradation.blur = 0.0113...0.0113   // 1.5 pixels on a crop 133 pixels wide
         degradation.jpegQuality = 40...40

@@ -38,10 +38,8 @@ final class SkewTests: XCTestCase {
     /// them and reads next to nothing: 14% of the split answered at 2°, 0.5% at 4°).
     func testSkew_RealScansTurnedAFewDegreesAreFoundAndReadAsLevel() throws {
         guard let folder = TestPaths.requireParishValidation() else { return }
-        let recognizer = try DigitRecognizer(weightsPath: TestPaths.weights.path)
-        recognizer.lineReader = try LineReader(weightsPath: TestPaths.paperWeights.path)
-        let entries = try Inputs.labelEntries(folder.path).filter { $0.label.allSatisfy(\.isNumber) }
-        let chosen = stride(from: 0, to: entries.count, by: entries.count / 30).prefix(30).map { entries[$0] }
+        let recognizer = try TestRecognizers.withPaperModel()
+        let chosen = try TestPaths.numbers(in: folder, evenly: 30)
         var level = 0, turned = 0
         for (k, e) in chosen.enumerated() {
             let image = try ImageDecoder.read(path: folder.appendingPathComponent(e.file).path, maxSide: 1200)

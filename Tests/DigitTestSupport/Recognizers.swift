@@ -1,3 +1,4 @@
+import DigitFormats
 import DigitKit
 import Foundation
 import XCTest
@@ -16,6 +17,22 @@ public enum TestRecognizers {
         let r = try DigitRecognizer(weightsPath: TestPaths.weights.path)
         cached = r
         return r
+    }
+
+    /// A recognizer of its own with the shipped digit weights and the repository's paper model
+    /// (`Weights/paper-lines.safetensors`), as images are read.
+    public static func withPaperModel() throws -> DigitRecognizer {
+        let r = try DigitRecognizer(weightsPath: TestPaths.weights.path)
+        r.lineReader = try LineReader(weightsPath: TestPaths.paperWeights.path)
+        return r
+    }
+}
+
+extension TestPaths {
+    /// `count` crops of a labelled folder whose labels are numbers, evenly spaced through it.
+    public static func numbers(in folder: URL, evenly count: Int) throws -> [LabelFile.Entry] {
+        let entries = try Inputs.labelEntries(folder.path).filter { $0.label.allSatisfy(\.isNumber) }
+        return stride(from: 0, to: entries.count, by: max(1, entries.count / count)).prefix(count).map { entries[$0] }
     }
 }
 

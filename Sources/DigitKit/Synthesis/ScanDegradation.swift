@@ -24,8 +24,6 @@ public struct ScanDegradation: Sendable {
            let back = try? JPEG.decode(bytes, file: "soft scan"), back.width == w, back.height == h {
             gray = back.gray
         }
-        var out = DecodedImage(width: w, height: h, gray: gray, format: image.format, color: .gray, bitDepth: 8)
-        out.rgb = nil
-        return out
+        return DecodedImage(width: w, height: h, gray: gray, format: image.format, color: .gray, bitDepth: 8)
     }
 }

@@ -71,8 +71,9 @@ struct PaperCommand: CLICommand {
                                        frame's height, running off it above 100%
                               signs    a printed $, R$, US$, Rs, No or Nr just left of the
                                        number, on its line, as forms print before an amount
-                          grid     squared paper: thin lines both ways through the writing,
-                                   a square half to once again the digits' height (or dots)
+                              grid     squared paper: thin lines both ways through the
+                                       writing, a square half to once again the digits'
+                                       height (or dots)
       --artefact-rate P     probability of each of --artefacts per image, 0…1 (default 0.5)
       --glyph-file FILE     stroke-font glyphs for print and signs (default:
                             Fixtures/hershey/glyphs.jsonl)

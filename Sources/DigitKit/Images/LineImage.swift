@@ -45,7 +45,7 @@ public struct LineImage: Sendable {
     /// median pixel on its own row or column (`takeOutGrid`).
     static let gridInk: Float = 1.3
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 12
+    public static let version = 13
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -130,8 +130,12 @@ public struct LineImage: Sendable {
             let w = page.width, h = page.height
             var ink = map.ink.values
             let noise = Morphology.quantile(ink, 0.5, binsPerLevel: 8) + 1
-            let strong = ink.lazy.filter { $0 > 6 * noise }
-            let contrast = strong.contains { _ in true } ? max(Morphology.quantile(strong, 0.9), 8) : 255
+            // The contrast is the writing's, measured on the paper: a black scanner margin's edge
+            // beside faint ink would otherwise set it and leave the writing faint.
+            let paper = map.lightInk ? 0..<w : map.paperColumns
+            var strong: [Float] = []
+            for y in 0..<h { for x in paper where ink[y * w + x] > 6 * noise { strong.append(ink[y * w + x]) } }
+            let contrast = strong.isEmpty ? 255 : max(Morphology.quantile(strong, 0.9), 8)
             for i in ink.indices { ink[i] = min(1, max(0, (ink[i] - 2 * noise) / contrast)) }
             let pen = max(1, map.strokeWidth)
             // Ink is a piece with a pixel at 0.35 of the contrast, grown through what stands at
@@ -139,7 +143,6 @@ public struct LineImage: Sendable {
             var mask = [Bool](repeating: false, count: w * h)
             let pieces = InkComponents.label(width: w, height: h, seed: { ink[$0] >= 0.35 }, grow: { ink[$0] >= 0.25 })
             for c in pieces.components { for p in c.pixels { mask[p] = true } }
-            let paper = map.lightInk ? 0..<w : map.paperColumns
             LineImage.removeMargins(&ink, &mask, width: w, height: h, pen: pen)
             LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen, paper: paper, darkness: map.ink.values)
             self.ink = ink

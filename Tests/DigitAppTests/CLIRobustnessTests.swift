@@ -395,6 +395,20 @@ final class CLIRobustnessTests: DigitsCommandTestCase {
         try assertResumesToTheSameWeights(signal: SIGKILL, expectedStatus: 128 + SIGKILL)
     }
 
+    /// The paper recipe's calibration reads the validation images with the digit network as well:
+    /// without one the command stops before it trains, not after.
+    func testTrain_PaperRecipeWithoutTheDigitNetworkStopsBeforeTraining() throws {
+        let missing = scratch.appendingPathComponent("no-such-weights.safetensors").path
+        let images = TestPaths.fixtures.appendingPathComponent("paper").path
+        let r = try digits(["train", "--recipe", "paper", "--real", images, "--validation-dir", images, "--synthetic", "0",
+                            "--touching", "0", "--epochs", "1", "--out", scratch.appendingPathComponent("p.safetensors").path,
+                            "--cache", scratch.appendingPathComponent("cache").path], environment: ["DIGITS_WEIGHTS": missing])
+        XCTAssertEqual(r.status, 3, r.stderr)   // a file that cannot be read
+        XCTAssertTrue(r.stderr.contains(missing), r.stderr)
+        XCTAssertFalse(r.stderr.contains("epoch"), "it stopped before training: \(r.stderr)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("cache").path), "nothing was cut")
+    }
+
     func testTrain_ValidationLeavingLessThanABatchIsAUsageError() throws {
         var args = try Self.trainingArgs(scratch, out: "w.safetensors", checkpoint: "w.ckpt")
         args[try XCTUnwrap(args.firstIndex(of: "--validation")) + 1] = "6"  // of --limit 7, batches of 2

@@ -314,6 +314,9 @@ struct TrainCommand: CLICommand {
         if recipe.synthetic > 0 && strokes == nil {
             throw DigitError(.io, "pendigits not found for the synthetic lines: pass --strokes FILE (or --synthetic 0), or run scripts/fetch-pendigits")
         }
+        // The calibration that ends the run reads the validation images with the digit network too
+        // (close-ups): a missing or broken one stops the command now, not after the training.
+        _ = try DigitRecognizer()
         let data = LineRecipe.Data(real: real, validation: validation, strokes: strokes, glyphs: glyphs, cache: cache)
         let progress = ProgressLine()
         Interruption.install()

@@ -54,6 +54,25 @@ final class ImageReaderTests: XCTestCase {
         return composer.compose(digits, rng: &rng)
     }
 
+    /// A phone photo taken upright but stored on its side with EXIF orientation 6 (the rows run
+    /// down the picture's right-hand side) is read as the number it shows; the same pixels
+    /// without the orientation lie on their side and are not.
+    func testAPhotoStoredOnItsSideWithAnExifOrientationIsReadUpright() throws {
+        let folder = TestPaths.fixtures.appendingPathComponent("paper")
+        let upright = try ImageDecoder.read(path: folder.appendingPathComponent("paper-0005.jpg").path)
+        let recognizer = try TestRecognizers.withPaperModel()
+        XCTAssertEqual(try recognizer.read(image: upright).text, "4025")
+        // Stored turned a quarter anticlockwise, as a camera held upright stores it.
+        let w = upright.width, h = upright.height
+        var side = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<w { for x in 0..<h { side[y * h + x] = upright.gray[x * w + (w - 1 - y)] } }
+        let stored = try JPEG.encode(gray: side, width: h, height: w, quality: 95)
+        let photo = try JPEG.decode(ExifFixtures.withOrientation(stored, 6), file: "side.jpg")
+        XCTAssertEqual([photo.width, photo.height], [w, h])
+        XCTAssertEqual(try recognizer.read(image: photo).text, "4025")
+        XCTAssertNotEqual(try recognizer.read(image: try JPEG.decode(stored, file: "side.jpg")).text, "4025")
+    }
+
     func testAFiveWithASeparateHatIsOneDigit() throws {
         let five = try Self.fiveWithLoneHat()
         var rng = SplitMix64(seed: 1)

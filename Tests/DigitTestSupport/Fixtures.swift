@@ -213,3 +213,18 @@ public extension SplitMix64 {
         return bytes
     }
 }
+
+/// JPEG files with an EXIF orientation, as phone cameras write them.
+public enum ExifFixtures {
+    /// `jpeg` with an APP1 `Exif` segment right after its start-of-image marker whose IFD0 holds
+    /// one entry, the orientation `value` (tag 0x0112, a SHORT), in either byte order.
+    public static func withOrientation(_ jpeg: [UInt8], _ value: Int, bigEndian: Bool = true) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func u32(_ v: Int) -> [UInt8] { bigEndian ? u16(v >> 16) + u16(v & 0xFFFF) : u16(v & 0xFFFF) + u16(v >> 16) }
+        let tiff: [UInt8] = (bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]) + u16(42) + u32(8)
+            + u16(1) + u16(0x0112) + u16(3) + u32(1) + u16(value) + [0, 0] + u32(0)
+        let body: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
+        let length = body.count + 2
+        return Array(jpeg[0..<2]) + [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + body + Array(jpeg[2...])
+    }
+}

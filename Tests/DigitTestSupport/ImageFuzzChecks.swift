@@ -65,6 +65,9 @@ extension FuzzChecks {
             problems.append("a \(ow)×\(oh) JPEG was not scaled for maxSide \(maxSide)")
         }
         if image.summary.isEmpty || image.summary.contains("\n") { problems.append("summary \(image.summary.debugDescription)") }
+        if !(1...8).contains(image.orientation) || (image.orientation != 1 && image.format != .jpeg) {
+            problems.append("orientation \(image.orientation) of a \(image.format) image")
+        }
         return problems
     }
 

@@ -80,6 +80,9 @@ public struct DecodedImage: Equatable, Sendable, CustomStringConvertible {
     /// The decoded image is 1/`scale` of the stored one on each side: 1, 2, 4 or 8 (JPEG DCT scaling).
     /// The side is rounded up: `width == (originalWidth + scale - 1) / scale`.
     public var scale: Int
+    /// The EXIF orientation (JPEG) the stored pixels were turned upright by (`upright(orientation:)`):
+    /// 1 when they were shown as stored. The sizes above are the upright image's.
+    public var orientation: Int = 1
 
     public init(width: Int, height: Int, gray: [UInt8], format: Format, color: ColorModel, bitDepth: Int,
                 maxValue: Int? = nil, interlaced: Bool = false, transparency: Bool = false, variant: String? = nil,
@@ -114,6 +117,7 @@ public struct DecodedImage: Equatable, Sendable, CustomStringConvertible {
         } else {
             text += " \(width)×\(height)"
         }
+        if orientation != 1 { text += ", turned upright (EXIF orientation \(orientation))" }
         return text
     }
 

@@ -7,7 +7,9 @@ import CJPEGShim
 /// package to install.
 ///
 /// Decoded: baseline, extended and progressive files in gray, YCbCr or RGB, to 8-bit luminance by
-/// libjpeg itself (the Y channel of YCbCr, whose weights are BT.601's; BT.601 weights for RGB).
+/// libjpeg itself (the Y channel of YCbCr, whose weights are BT.601's; BT.601 weights for RGB),
+/// turned upright by the file's EXIF orientation (`ExifOrientation`: a phone's portrait photo is
+/// stored on its side).
 /// CMYK and YCCK files are refused. Damaged data (a truncated file, a bad Huffman code, a marker
 /// inside a scan) is an error, not a partly gray image. The stored size is checked against
 /// `ImageLimits` from the header, before libjpeg allocates its buffers.
@@ -75,8 +77,9 @@ public enum JPEG {
             }
             count = outWidth * outHeight
         }
-        return DecodedImage(width: outWidth, height: outHeight, gray: gray, format: .jpeg, color: color, bitDepth: 8,
-                            interlaced: info.progressive != 0, originalWidth: width, originalHeight: height, scale: scale)
+        let stored = DecodedImage(width: outWidth, height: outHeight, gray: gray, format: .jpeg, color: color, bitDepth: 8,
+                                  interlaced: info.progressive != 0, originalWidth: width, originalHeight: height, scale: scale)
+        return stored.upright(orientation: ExifOrientation.read(bytes))
         #else
         throw DigitError(.format, file: file, notBuiltIn)
         #endif

@@ -29,6 +29,10 @@ public struct ImageOptions: Sendable, Equatable {
     /// digit (`CloseupGlyph`: the whole frame's ink as one glyph, read by the digit network), the
     /// digit network's answer kept when it is sure.
     public var readsCloseups = true
+    /// Whether a sheet of paper lying on a darker surface that fills much of the frame (a note
+    /// photographed on a desk) is found first and read alone (`PaperSheet`); boxes stay in the
+    /// whole image's pixels.
+    public var findsSheets = true
     public init() {}
 }
 
@@ -59,6 +63,12 @@ extension DigitRecognizer {
     /// Each candidate keeps its anti-aliased gray levels, is fitted in 20×20 keeping its aspect
     /// and centred by mass in 28×28.
     public func read(image: DecodedImage, options: ImageOptions = .init()) throws -> NumberReading {
+        if options.findsSheets, let sheet = PaperSheet.find(in: image) {
+            var inner = options
+            inner.findsSheets = false
+            let scale = Float(image.scale)
+            return try read(image: sheet.cut(from: image), options: inner).moved(dx: Float(sheet.x0) * scale, dy: Float(sheet.y0) * scale)
+        }
         let page = FloatImage(image)
         let lineReader = options.readsLinesWhole && options.reader.maxDigits != 1 ? try paperReader() : nil
         // The paper model reads small crops of numbers (30-60 pixels tall) as lines; only an

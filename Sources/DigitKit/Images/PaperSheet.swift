@@ -19,8 +19,11 @@ import DigitFormats
 /// - its edge is a step: across the middle of each side of its box with room beside it, two
 ///   pixels in against two out differ by at least `minStep` of the contrast (a lamp's spot or a
 ///   vignette fades instead).
-/// The sheet's box is then cut in by `inset` of its size on each side (its edge and the shadow
-/// along it), in the decoded image's pixels.
+/// A shadow across the sheet leaves its shadowed part below the threshold: the box grows over
+/// what joins the bright part and stands `deskMargin` grey levels (or four of the desk's own
+/// deviations) above the desk's tone, the median of the frame's border, unless that runs out to
+/// more sides of the frame. The sheet's box is then cut in by `inset` of its size on each side
+/// (its edge and the shadow along it), in the decoded image's pixels.
 struct PaperSheet: Equatable {
     static let side = 160
     static let minArea: Float = 0.08
@@ -31,6 +34,8 @@ struct PaperSheet: Equatable {
     static let inset: Float = 0.03
     static let minGapDark: Float = 0.9
     static let minStep: Float = 0.4
+    /// The sheet's shadowed part stands at least this many grey levels above the desk.
+    static let deskMargin: Float = 15
 
     /// The sheet in the decoded image's pixels: columns `x0..<x1`, rows `y0..<y1`.
     let x0: Int, y0: Int, x1: Int, y1: Int
@@ -69,7 +74,7 @@ struct PaperSheet: Equatable {
         let bright = small.map { $0 > t }
         // The largest 4-connected bright region.
         var label = [Int32](repeating: -1, count: sw * sh)
-        var best: (area: Int, x0: Int, y0: Int, x1: Int, y1: Int, sum: Float)?
+        var best: (area: Int, x0: Int, y0: Int, x1: Int, y1: Int, sum: Float, seed: Int)?
         var stack: [Int] = []
         for start in bright.indices where bright[start] && label[start] < 0 {
             label[start] = 0
@@ -86,9 +91,9 @@ struct PaperSheet: Equatable {
                     if bright[q] && label[q] < 0 { label[q] = 0; stack.append(q) }
                 }
             }
-            if area > (best?.area ?? 0) { best = (area, bx0, by0, bx1, by1, sum) }
+            if area > (best?.area ?? 0) { best = (area, bx0, by0, bx1, by1, sum, start) }
         }
-        guard let b = best else { return nil }
+        guard var b = best else { return nil }
         let total = Float(sw * sh), boxArea = Float((b.x1 - b.x0 + 1) * (b.y1 - b.y0 + 1))
         let sides = [b.x0 == 0, b.y0 == 0, b.x1 == sw - 1, b.y1 == sh - 1].filter { $0 }.count
         var border = 0, borderDark = 0
@@ -127,6 +132,32 @@ struct PaperSheet: Equatable {
         }
         guard !steps.isEmpty, Float(gapDark) >= minGapDark * Float(gap),
               steps.reduce(0, +) / Float(steps.count) >= minStep * contrast else { return nil }
+        // A shadow across the sheet splits off its shadowed part, darker than the threshold but
+        // brighter than the desk: the sheet is what stands clear of the desk's tone (the frame's
+        // border) and joins the bright part, unless that runs out over the frame.
+        var edge: [Float] = []
+        for x in 0..<sw { edge.append(small[x]); edge.append(small[(sh - 1) * sw + x]) }
+        for y in 1..<(sh - 1) { edge.append(small[y * sw]); edge.append(small[y * sw + sw - 1]) }
+        edge.sort()
+        let desk = edge[edge.count / 2]
+        let spread = edge.map { abs($0 - desk) }.sorted()[edge.count / 2]
+        let clear = desk + max(deskMargin, 4 * spread)
+        var seen = [Bool](repeating: false, count: sw * sh)
+        seen[b.seed] = true
+        stack = [b.seed]
+        var gx0 = sw, gy0 = sh, gx1 = -1, gy1 = -1
+        while let p = stack.popLast() {
+            let x = p % sw, y = p / sw
+            gx0 = min(gx0, x); gx1 = max(gx1, x); gy0 = min(gy0, y); gy1 = max(gy1, y)
+            for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && nx < sw && ny >= 0 && ny < sh {
+                let q = ny * sw + nx
+                if !seen[q] && small[q] > clear { seen[q] = true; stack.append(q) }
+            }
+        }
+        let grownSides = [gx0 == 0, gy0 == 0, gx1 == sw - 1, gy1 == sh - 1].filter { $0 }.count
+        if grownSides <= sides, Float((gx1 - gx0 + 1) * (gy1 - gy0 + 1)) <= maxBoxArea * total {
+            b.x0 = min(b.x0, gx0); b.y0 = min(b.y0, gy0); b.x1 = max(b.x1, gx1); b.y1 = max(b.y1, gy1)
+        }
         // Back to the decoded image, cut in by the inset.
         let bw = Float((b.x1 - b.x0 + 1) * f), bh = Float((b.y1 - b.y0 + 1) * f)
         let dx = Int((inset * bw).rounded(.up)), dy = Int((inset * bh).rounded(.up))

@@ -42,128 +42,152 @@ struct PaperSheet: Equatable {
 
     /// The sheet in `image`, nil when the image is not a sheet on a darker surround.
     static func find(in image: DecodedImage) -> PaperSheet? {
-        let w = image.width, h = image.height
-        guard min(w, h) >= 48 else { return nil }
-        let f = max(1, (max(w, h) + side - 1) / side)
-        let sw = (w + f - 1) / f, sh = (h + f - 1) / f
-        // Area averaging: sums of whole rows into the small image's row, then divided by the
-        // number of pixels each small pixel covers (fewer along the right and bottom edges).
-        var small = [Float](repeating: 0, count: sw * sh)
-        var rowSums = [UInt32](repeating: 0, count: sw)
-        image.gray.withUnsafeBufferPointer { g in
-            for sy in 0..<sh {
-                for i in rowSums.indices { rowSums[i] = 0 }
-                let rows = min(h, (sy + 1) * f) - sy * f
-                for y in (sy * f)..<(sy * f + rows) {
-                    let line = g.baseAddress! + y * w
-                    var x = 0
-                    for sx in 0..<sw {
-                        let end = min(w, x + f)
-                        var sum: UInt32 = 0
-                        while x < end { sum += UInt32(line[x]); x += 1 }
-                        rowSums[sx] += sum
-                    }
-                }
-                for sx in 0..<sw {
-                    let columns = min(w, (sx + 1) * f) - sx * f
-                    small[sy * sw + sx] = Float(rowSums[sx]) / Float(rows * columns)
-                }
-            }
-        }
-        let t = otsu(small)
-        let bright = small.map { $0 > t }
+        guard min(image.width, image.height) >= 48 else { return nil }
+        let grid = Grid(image)
+        guard grid.width >= 8, grid.height >= 8 else { return nil }
+        let t = otsu(grid.values)
+        let bright = grid.values.map { $0 > t }
         // The largest 4-connected bright region.
-        var label = [Int32](repeating: -1, count: sw * sh)
-        var best: (area: Int, x0: Int, y0: Int, x1: Int, y1: Int, sum: Float, seed: Int)?
-        var stack: [Int] = []
-        for start in bright.indices where bright[start] && label[start] < 0 {
-            label[start] = 0
-            stack.append(start)
-            var area = 0, bx0 = sw, by0 = sh, bx1 = -1, by1 = -1
-            var sum: Float = 0
-            while let p = stack.popLast() {
-                area += 1
-                sum += small[p]
-                let x = p % sw, y = p / sw
-                bx0 = min(bx0, x); bx1 = max(bx1, x); by0 = min(by0, y); by1 = max(by1, y)
-                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && nx < sw && ny >= 0 && ny < sh {
-                    let q = ny * sw + nx
-                    if bright[q] && label[q] < 0 { label[q] = 0; stack.append(q) }
-                }
-            }
-            if area > (best?.area ?? 0) { best = (area, bx0, by0, bx1, by1, sum, start) }
+        var taken = [Bool](repeating: false, count: bright.count)
+        var best: Grid.Region?
+        for start in bright.indices where bright[start] && !taken[start] {
+            let region = grid.region(from: start, taken: &taken) { bright[$0] }
+            if region.area > (best?.area ?? 0) { best = region }
         }
-        guard var b = best else { return nil }
-        let total = Float(sw * sh), boxArea = Float((b.x1 - b.x0 + 1) * (b.y1 - b.y0 + 1))
-        let sides = [b.x0 == 0, b.y0 == 0, b.x1 == sw - 1, b.y1 == sh - 1].filter { $0 }.count
-        var border = 0, borderDark = 0
-        for x in 0..<sw { for y in [0, sh - 1] { border += 1; if !bright[y * sw + x] { borderDark += 1 } } }
-        for y in 1..<(sh - 1) { for x in [0, sw - 1] { border += 1; if !bright[y * sw + x] { borderDark += 1 } } }
-        let dark = small.filter { $0 <= t }
-        guard Float(b.area) >= minArea * total, boxArea <= maxBoxArea * total, Float(b.area) >= minFill * boxArea,
-              sides <= 1, Float(borderDark) >= minBorderDark * Float(border), !dark.isEmpty,
-              b.sum / Float(b.area) - dark.reduce(0, +) / Float(dark.count) >= minContrast else { return nil }
-        let contrast = b.sum / Float(b.area) - dark.reduce(0, +) / Float(dark.count)
-        var gap = 0, gapDark = 0, steps: [Float] = []
-        func at(_ x: Int, _ y: Int) -> Float { small[min(sh - 1, max(0, y)) * sw + min(sw - 1, max(0, x))] }
-        // Each side: (room outside it, a point on the edge inside along t ∈ 0…1, the outward step).
-        let sidesRoom: [(room: Int, edge: (Float) -> (Int, Int), out: (Int, Int))] = [
-            (b.x0, { (b.x0, b.y0 + Int($0 * Float(b.y1 - b.y0))) }, (-1, 0)),
-            (b.y0, { (b.x0 + Int($0 * Float(b.x1 - b.x0)), b.y0) }, (0, -1)),
-            (sw - 1 - b.x1, { (b.x1, b.y0 + Int($0 * Float(b.y1 - b.y0))) }, (1, 0)),
-            (sh - 1 - b.y1, { (b.x0 + Int($0 * Float(b.x1 - b.x0)), b.y1) }, (0, 1)),
-        ]
-        for side in sidesRoom where side.room >= 2 {
-            var inside: Float = 0, outside: Float = 0, n: Float = 0
-            for k in 0...10 {
-                let (x, y) = side.edge(0.2 + 0.06 * Float(k))
-                let (ox, oy) = side.out
-                inside += at(x - ox, y - oy) + at(x - 2 * ox, y - 2 * oy)
-                outside += at(x + 2 * ox, y + 2 * oy) + at(x + 3 * ox, y + 3 * oy)
-                n += 2
-            }
-            steps.append((inside - outside) / n)
-        }
-        for y in 0..<sh {
-            for x in 0..<sw where x < b.x0 || x > b.x1 || y < b.y0 || y > b.y1 {
-                gap += 1
-                if !bright[y * sw + x] { gapDark += 1 }
-            }
-        }
-        guard !steps.isEmpty, Float(gapDark) >= minGapDark * Float(gap),
+        guard var sheet = best else { return nil }
+        let total = Float(grid.values.count), sides = grid.sidesTouched(by: sheet)
+        let frame = grid.border
+        let darkValues = grid.values.filter { $0 <= t }
+        guard Float(sheet.area) >= minArea * total, Float(sheet.boxArea) <= maxBoxArea * total,
+              Float(sheet.area) >= minFill * Float(sheet.boxArea), sides <= 1, !darkValues.isEmpty,
+              Float(frame.filter { !bright[$0] }.count) >= minBorderDark * Float(frame.count) else { return nil }
+        let contrast = sheet.sum / Float(sheet.area) - darkValues.reduce(0, +) / Float(darkValues.count)
+        guard contrast >= minContrast else { return nil }
+        // The desk all round: what lies between the sheet's box and the frame is dark, and the
+        // sheet's edge is a step where there is room beside it.
+        let gap = grid.values.indices.filter { !sheet.contains($0 % grid.width, $0 / grid.width) }
+        let steps = grid.steps(across: sheet)
+        guard !steps.isEmpty, Float(gap.filter { !bright[$0] }.count) >= minGapDark * Float(gap.count),
               steps.reduce(0, +) / Float(steps.count) >= minStep * contrast else { return nil }
         // A shadow across the sheet splits off its shadowed part, darker than the threshold but
         // brighter than the desk: the sheet is what stands clear of the desk's tone (the frame's
-        // border) and joins the bright part, unless that runs out over the frame.
-        var edge: [Float] = []
-        for x in 0..<sw { edge.append(small[x]); edge.append(small[(sh - 1) * sw + x]) }
-        for y in 1..<(sh - 1) { edge.append(small[y * sw]); edge.append(small[y * sw + sw - 1]) }
-        edge.sort()
+        // border) and joins the bright part, unless that runs out over more of the frame.
+        let edge = frame.map { grid.values[$0] }.sorted()
         let desk = edge[edge.count / 2]
         let spread = edge.map { abs($0 - desk) }.sorted()[edge.count / 2]
         let clear = desk + max(deskMargin, 4 * spread)
-        var seen = [Bool](repeating: false, count: sw * sh)
-        seen[b.seed] = true
-        stack = [b.seed]
-        var gx0 = sw, gy0 = sh, gx1 = -1, gy1 = -1
-        while let p = stack.popLast() {
-            let x = p % sw, y = p / sw
-            gx0 = min(gx0, x); gx1 = max(gx1, x); gy0 = min(gy0, y); gy1 = max(gy1, y)
-            for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && nx < sw && ny >= 0 && ny < sh {
-                let q = ny * sw + nx
-                if !seen[q] && small[q] > clear { seen[q] = true; stack.append(q) }
-            }
-        }
-        let grownSides = [gx0 == 0, gy0 == 0, gx1 == sw - 1, gy1 == sh - 1].filter { $0 }.count
-        if grownSides <= sides, Float((gx1 - gx0 + 1) * (gy1 - gy0 + 1)) <= maxBoxArea * total {
-            b.x0 = min(b.x0, gx0); b.y0 = min(b.y0, gy0); b.x1 = max(b.x1, gx1); b.y1 = max(b.y1, gy1)
+        var seen = [Bool](repeating: false, count: bright.count)
+        let grown = grid.region(from: sheet.seed, taken: &seen) { grid.values[$0] > clear }
+        if grid.sidesTouched(by: grown) <= sides, Float(grown.boxArea) <= maxBoxArea * total {
+            sheet.x0 = min(sheet.x0, grown.x0); sheet.y0 = min(sheet.y0, grown.y0)
+            sheet.x1 = max(sheet.x1, grown.x1); sheet.y1 = max(sheet.y1, grown.y1)
         }
         // Back to the decoded image, cut in by the inset.
-        let bw = Float((b.x1 - b.x0 + 1) * f), bh = Float((b.y1 - b.y0 + 1) * f)
-        let dx = Int((inset * bw).rounded(.up)), dy = Int((inset * bh).rounded(.up))
-        let sheet = PaperSheet(x0: max(0, b.x0 * f + dx), y0: max(0, b.y0 * f + dy),
-                               x1: min(w, (b.x1 + 1) * f - dx), y1: min(h, (b.y1 + 1) * f - dy))
-        return sheet.x1 - sheet.x0 >= 16 && sheet.y1 - sheet.y0 >= 16 ? sheet : nil
+        let f = grid.factor, w = image.width, h = image.height
+        let dx = Int((inset * Float((sheet.x1 - sheet.x0 + 1) * f)).rounded(.up))
+        let dy = Int((inset * Float((sheet.y1 - sheet.y0 + 1) * f)).rounded(.up))
+        let found = PaperSheet(x0: max(0, sheet.x0 * f + dx), y0: max(0, sheet.y0 * f + dy),
+                               x1: min(w, (sheet.x1 + 1) * f - dx), y1: min(h, (sheet.y1 + 1) * f - dy))
+        return found.x1 - found.x0 >= 16 && found.y1 - found.y0 >= 16 ? found : nil
+    }
+
+    /// The image reduced by a whole `factor` to about `side` pixels on its long side, by area
+    /// averaging (fewer pixels in a cell along the right and bottom edges).
+    struct Grid {
+        let values: [Float]
+        let width: Int, height: Int, factor: Int
+
+        /// A 4-connected region: its size, box (inclusive), the sum of its values and where it began.
+        struct Region {
+            var area = 0, sum: Float = 0, seed = 0
+            var x0 = Int.max, y0 = Int.max, x1 = -1, y1 = -1
+            var boxArea: Int { (x1 - x0 + 1) * (y1 - y0 + 1) }
+            func contains(_ x: Int, _ y: Int) -> Bool { x >= x0 && x <= x1 && y >= y0 && y <= y1 }
+        }
+
+        init(_ image: DecodedImage) {
+            let w = image.width, h = image.height
+            let f = max(1, (max(w, h) + PaperSheet.side - 1) / PaperSheet.side)
+            let sw = (w + f - 1) / f, sh = (h + f - 1) / f
+            var small = [Float](repeating: 0, count: sw * sh)
+            var rowSums = [UInt32](repeating: 0, count: sw)
+            image.gray.withUnsafeBufferPointer { g in
+                for sy in 0..<sh {
+                    for i in rowSums.indices { rowSums[i] = 0 }
+                    let rows = min(h, (sy + 1) * f) - sy * f
+                    for y in (sy * f)..<(sy * f + rows) {
+                        let line = g.baseAddress! + y * w
+                        var x = 0
+                        for sx in 0..<sw {
+                            let end = min(w, x + f)
+                            var sum: UInt32 = 0
+                            while x < end { sum += UInt32(line[x]); x += 1 }
+                            rowSums[sx] += sum
+                        }
+                    }
+                    for sx in 0..<sw {
+                        small[sy * sw + sx] = Float(rowSums[sx]) / Float(rows * (min(w, (sx + 1) * f) - sx * f))
+                    }
+                }
+            }
+            values = small
+            width = sw
+            height = sh
+            factor = f
+        }
+
+        /// The indices of the frame's border, each once.
+        var border: [Int] {
+            var indices = Array(0..<width) + ((height - 1) * width..<(height * width))
+            for y in 1..<max(1, height - 1) { indices += [y * width, y * width + width - 1] }
+            return indices
+        }
+
+        /// How many sides of the frame `r`'s box touches.
+        func sidesTouched(by r: Region) -> Int {
+            [r.x0 == 0, r.y0 == 0, r.x1 == width - 1, r.y1 == height - 1].filter { $0 }.count
+        }
+
+        /// The 4-connected region from `seed` through the cells `inside` accepts and `taken` has
+        /// not; marks them taken.
+        func region(from seed: Int, taken: inout [Bool], inside: (Int) -> Bool) -> Region {
+            var r = Region(seed: seed)
+            var stack = [seed]
+            taken[seed] = true
+            while let p = stack.popLast() {
+                let x = p % width, y = p / width
+                r.area += 1
+                r.sum += values[p]
+                r.x0 = min(r.x0, x); r.x1 = max(r.x1, x); r.y0 = min(r.y0, y); r.y1 = max(r.y1, y)
+                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] where nx >= 0 && nx < width && ny >= 0 && ny < height {
+                    let q = ny * width + nx
+                    if !taken[q] && inside(q) { taken[q] = true; stack.append(q) }
+                }
+            }
+            return r
+        }
+
+        /// For each side of `r`'s box with two cells or more of room beside it: across the middle
+        /// 60% of that side, the mean of two cells in less the mean of two cells out.
+        func steps(across r: Region) -> [Float] {
+            func at(_ x: Int, _ y: Int) -> Float { values[min(height - 1, max(0, y)) * width + min(width - 1, max(0, x))] }
+            // Each side: the room outside it, a point of the edge at t ∈ 0…1 along it, the outward direction.
+            let sides: [(room: Int, edge: (Float) -> (Int, Int), out: (Int, Int))] = [
+                (r.x0, { (r.x0, r.y0 + Int($0 * Float(r.y1 - r.y0))) }, (-1, 0)),
+                (r.y0, { (r.x0 + Int($0 * Float(r.x1 - r.x0)), r.y0) }, (0, -1)),
+                (width - 1 - r.x1, { (r.x1, r.y0 + Int($0 * Float(r.y1 - r.y0))) }, (1, 0)),
+                (height - 1 - r.y1, { (r.x0 + Int($0 * Float(r.x1 - r.x0)), r.y1) }, (0, 1)),
+            ]
+            return sides.filter { $0.room >= 2 }.map { side in
+                let (ox, oy) = side.out
+                var difference: Float = 0
+                for k in 0...10 {
+                    let (x, y) = side.edge(0.2 + 0.06 * Float(k))
+                    difference += at(x - ox, y - oy) + at(x - 2 * ox, y - 2 * oy) - at(x + 2 * ox, y + 2 * oy) - at(x + 3 * ox, y + 3 * oy)
+                }
+                return difference / 22
+            }
+        }
     }
 
     /// Otsu's threshold of grey values 0…255: the level that best splits them in two.

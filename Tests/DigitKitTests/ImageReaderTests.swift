@@ -81,14 +81,14 @@ final class ImageReaderTests: XCTestCase {
         let recognizer = try TestRecognizers.withPaperModel()
         let alone = try recognizer.read(image: sheetImage)
         XCTAssertEqual(alone.text, "4025")
-        XCTAssertNil(PaperSheet.find(in: sheetImage), "a photo of the sheet alone is no sheet on a desk")
+        XCTAssertNil(PaperSheet.find(in: FloatImage(sheetImage)), "a photo of the sheet alone is no sheet on a desk")
         // The sheet at (150, 90) on a desk of grey 70 with a grain, twice its size and more.
         let sw = sheetImage.width, sh = sheetImage.height, w = sw * 2 + 300, h = sh * 2 + 180, ox = 150, oy = 90
         var rng = SplitMix64(seed: 9)
         var gray = (0..<(w * h)).map { _ in UInt8(70 + Int(rng.uniform(-12, 12))) }
         for y in 0..<sh { for x in 0..<sw { gray[(oy + y) * w + ox + x] = sheetImage.gray[y * sw + x] } }
         let desk = DecodedImage(width: w, height: h, gray: gray, format: .pnm, color: .gray, bitDepth: 8)
-        let sheet = try XCTUnwrap(PaperSheet.find(in: desk))
+        let sheet = try XCTUnwrap(PaperSheet.find(in: FloatImage(desk)))
         XCTAssertTrue(sheet.x0 >= ox && sheet.y0 >= oy && sheet.x1 <= ox + sw && sheet.y1 <= oy + sh, "\(sheet) lies on the sheet")
         XCTAssertGreaterThan(Float((sheet.x1 - sheet.x0) * (sheet.y1 - sheet.y0)), 0.8 * Float(sw * sh), "\(sheet) is most of it")
         let reading = try recognizer.read(image: desk)

@@ -63,13 +63,13 @@ extension DigitRecognizer {
     /// Each candidate keeps its anti-aliased gray levels, is fitted in 20×20 keeping its aspect
     /// and centred by mass in 28×28.
     public func read(image: DecodedImage, options: ImageOptions = .init()) throws -> NumberReading {
-        if options.findsSheets, let sheet = PaperSheet.find(in: image) {
+        let page = FloatImage(image)
+        if options.findsSheets, let sheet = PaperSheet.find(in: page) {
             var inner = options
             inner.findsSheets = false
             let scale = Float(image.scale)
             return try read(image: sheet.cut(from: image), options: inner).moved(dx: Float(sheet.x0) * scale, dy: Float(sheet.y0) * scale)
         }
-        let page = FloatImage(image)
         let lineReader = options.readsLinesWhole && options.reader.maxDigits != 1 ? try paperReader() : nil
         // The paper model reads small crops of numbers (30-60 pixels tall) as lines; only an
         // image of MNIST's size is then one digit.

@@ -409,6 +409,39 @@ final class CLIRobustnessTests: DigitsCommandTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch.appendingPathComponent("cache").path), "nothing was cut")
     }
 
+    /// The paper recipe keeps a checkpoint too: Ctrl-C once the first epoch is saved, then the same
+    /// command resumes and writes the weights (calibration included) of an uninterrupted run.
+    func testTrain_PaperRecipeInterruptedResumesToTheWeightsOfAnUninterruptedRun() throws {
+        let images = TestPaths.fixtures.appendingPathComponent("paper").path
+        func args(_ out: String) -> [String] {
+            ["train", "--recipe", "paper", "--real", images, "--validation-dir", images, "--synthetic", "0", "--touching", "0",
+             "--soft-scans", "0", "--epochs", "8", "--batch-size", "2", "--threads", "2", "--out", out,
+             "--cache", scratch.appendingPathComponent("cache").path]
+        }
+        let reference = scratch.appendingPathComponent("reference.safetensors").path
+        let clean = try XCTUnwrap(Executable.digits).run(args(reference), in: scratch, timeout: 300)
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: reference + ".checkpoint"), "the checkpoint outlived a finished run")
+
+        let out = scratch.appendingPathComponent("resumed.safetensors").path, checkpoint = out + ".checkpoint"
+        let started = try XCTUnwrap(Executable.digits).start(args(out), in: scratch)
+        XCTAssertTrue(waitForFile(checkpoint, timeout: 300), "no checkpoint was written")
+        kill(started.process.processIdentifier, SIGINT)
+        let stopped = Executable.finish(started, timeout: 300)
+        XCTAssertEqual(stopped.status, 130, stopped.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out), "an interrupted run wrote weights")
+        let done = try XCTUnwrap(Int(try SafetensorsFile.read(path: checkpoint).metadata["epochs_done"] ?? ""))
+        let held = done == 8 ? "all 8 epochs; the weight file was not written" : "\(done) finished epoch\(done == 1 ? "" : "s")"
+        XCTAssertEqual(stopped.stderrLines.last, "digits train: interrupted; \(checkpoint) holds \(held). Run the same command again to resume.")
+
+        let resumed = try XCTUnwrap(Executable.digits).run(args(out), in: scratch, timeout: 300)
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("resuming from \(checkpoint) after epoch \(done)"), resumed.stderr)
+        XCTAssertEqual(try tensors(out), try tensors(reference), "resumed weights differ from an uninterrupted run")
+        XCTAssertEqual(try ModelFile.load(path: out).temperature, try ModelFile.load(path: reference).temperature)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: checkpoint), "the checkpoint outlived the finished run")
+    }
+
     func testTrain_ValidationLeavingLessThanABatchIsAUsageError() throws {
         var args = try Self.trainingArgs(scratch, out: "w.safetensors", checkpoint: "w.ckpt")
         args[try XCTUnwrap(args.firstIndex(of: "--validation")) + 1] = "6"  // of --limit 7, batches of 2

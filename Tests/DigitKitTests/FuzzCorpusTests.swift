@@ -55,6 +55,30 @@ final class FuzzCorpusTests: XCTestCase {
         XCTAssertEqual(line.lineStretch, 2)
     }
 
+    func testFuzzCorpus_TheCheckpointSeedIsACheckpointTheTargetReads() throws {
+        // The fingerprint of the options must match for a checkpoint to be read at all: the seed is
+        // what FuzzChecks.writeCheckpointSeed writes (DIGITS_WRITE_FUZZ_SEEDS=1 with this test
+        // writes it again, when the format changes).
+        let seed = TestPaths.fixtures.appendingPathComponent("fuzz/safetensors/checkpoint.safetensors")
+        if ProcessInfo.processInfo.environment["DIGITS_WRITE_FUZZ_SEEDS"] == "1" { try FuzzChecks.writeCheckpointSeed(to: seed.path) }
+        let written = try temporaryFolder(self).appendingPathComponent("checkpoint.safetensors")
+        try FuzzChecks.writeCheckpointSeed(to: written.path)
+        XCTAssertEqual(try? Data(contentsOf: seed), try Data(contentsOf: written),
+                       "Fixtures/fuzz/safetensors/checkpoint.safetensors is not what FuzzChecks.writeCheckpointSeed writes now: "
+                       + "run this test with DIGITS_WRITE_FUZZ_SEEDS=1")
+        let c = try TrainingCheckpoint.parse(Array(try Data(contentsOf: seed)), file: seed.path, options: FuzzChecks.checkpointOptions,
+                                             parameters: FuzzChecks.checkpointParameters, prefixes: ["adam.m", "adam.v"])
+        XCTAssertEqual(c.epochsDone, 1)
+        XCTAssertEqual(c.history.map(\.validationAccuracy), [0.5])
+        XCTAssertEqual(c.optimizer["adam.v"], [[Float](repeating: 0.25, count: 6), [0.25, 0.25]])
+        XCTAssertEqual(Set(c.network.keys), ["fc.weight", "fc.bias"])
+        // A bit changed in the options' fingerprint, and the seed is refused.
+        var other = FuzzChecks.checkpointOptions
+        other.seed = 2
+        XCTAssertThrowsError(try TrainingCheckpoint.parse(Array(try Data(contentsOf: seed)), file: seed.path, options: other,
+                                                          parameters: FuzzChecks.checkpointParameters, prefixes: ["adam.m", "adam.v"]))
+    }
+
     func testFuzzChecks_CatchAViolatedProperty() {
         // The checks must be able to fail: a drawing out of its limits is reported.
         let drawing = Drawing(strokes: [[StrokePoint(x: 5000, y: 0)]])

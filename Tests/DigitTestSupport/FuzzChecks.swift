@@ -128,7 +128,48 @@ public enum FuzzChecks {
         } catch {
             problems += checkError(error, source: name)
         }
+        problems += checkpoint(bytes)
         return problems
+    }
+
+    /// The options and parameters of the training checkpoint seed (`Fixtures/fuzz/safetensors/
+    /// checkpoint.safetensors`, written by `writeCheckpointSeed`): a checkpoint must carry the
+    /// fingerprint of the run's options to be read at all.
+    public static let checkpointOptions = TrainingOptions(architecture: [Linear("fc", outCount: 2)], epochs: 3, batchSize: 2, dataTag: "fuzz")
+    public static let checkpointParameters: [(name: String, count: Int)] = [("fc.weight", 6), ("fc.bias", 2)]
+
+    /// The same bytes as a training checkpoint (`TrainingCheckpoint.parse`): read only with the
+    /// options it was made with, and then every parameter's optimizer state of its size, the
+    /// epochs done within the run's, the history's rows in order.
+    static func checkpoint(_ bytes: [UInt8]) -> [String] {
+        let name = "fuzz.checkpoint"
+        do {
+            let c = try TrainingCheckpoint.parse(bytes, file: name, options: checkpointOptions, parameters: checkpointParameters,
+                                                 prefixes: ["adam.m", "adam.v"])
+            var problems: [String] = []
+            if !(0...checkpointOptions.epochs).contains(c.epochsDone) { problems.append("checkpoint: epochs done \(c.epochsDone)") }
+            for prefix in ["adam.m", "adam.v"] {
+                if c.optimizer[prefix]?.map(\.count) != checkpointParameters.map(\.count) {
+                    problems.append("checkpoint: the state \(prefix) does not match the parameters")
+                }
+            }
+            if c.network.keys.contains(where: { $0.hasPrefix("adam.") }) { problems.append("checkpoint: optimizer state among the network's tensors") }
+            return problems
+        } catch {
+            return checkError(error, source: name)
+        }
+    }
+
+    /// Writes the checkpoint seed of the `safetensors` target to `path`.
+    public static func writeCheckpointSeed(to path: String) throws {
+        try TrainingCheckpoint(epochsDone: 1, history: [EpochSummary(epoch: 1, epochs: 3, trainLoss: 2, trainAccuracy: 0, validationLoss: 2.5,
+                                                                    validationAccuracy: 0.5, learningRate: 0.001, seconds: 1,
+                                                                    imagesPerSecond: 10)],
+                               network: ["fc.weight": TensorData(shape: [2, 3], values: [1, 2, 3, 4, 5, 6]),
+                                         "fc.bias": TensorData(shape: [2], values: [0, 1])],
+                               optimizer: ["adam.m": checkpointParameters.map { [Float](repeating: 0.5, count: $0.count) },
+                                           "adam.v": checkpointParameters.map { [Float](repeating: 0.25, count: $0.count) }])
+            .write(to: path, parameterNames: checkpointParameters.map(\.name), options: checkpointOptions)
     }
 
     /// A weight file that loads must give a network that runs: an image and a drawing are

@@ -165,9 +165,10 @@ public struct LineRecipe: Sendable {
             + (softScans > 0 ? " soft-scans=\(softScans)" : "")
     }
 
-    /// Trains, calibrates the temperature on the validation lines, and returns the weight file.
-    public func train(train: LineSet, validation: LineSet, data: Data, threads: Int, record: [String: String],
-                      report: (TrainingEvent) -> Void) throws -> ModelFile {
+    /// Trains (resuming from `checkpoint` when it exists and matches, and writing it after every
+    /// epoch), calibrates the temperature on the validation lines, and returns the weight file.
+    public func train(train: LineSet, validation: LineSet, data: Data, threads: Int, checkpoint: String? = nil,
+                      record: [String: String], report: (TrainingEvent) -> Void) throws -> ModelFile {
         var o = options
         o.threads = threads
         o.dataTag = dataTag(data)
@@ -176,7 +177,7 @@ public struct LineRecipe: Sendable {
         if let start {
             do { try trainer.start(from: try ModelFile.load(path: start).tensors) } catch let e as DigitError { throw e.inFile(start) }
         }
-        let trained = try trainer.run(report: report)
+        let trained = try trainer.run(checkpoint: checkpoint, report: report)
         var model = ModelFile(layers: trained.layers, tensors: trained.tensors, inputMean: trained.inputMean, inputStd: trained.inputStd)
         model.classes = LineSymbols.classes
         model.lineStretch = stretch

@@ -46,15 +46,27 @@ public final class LineTrainer {
     }
 
     /// Trains for `options.epochs` epochs; after each, the exact-match rate of greedy decoding on
-    /// the validation lines is reported as its accuracy.
-    public func run(report: (TrainingEvent) -> Void) throws -> TrainedModel {
+    /// the validation lines is reported as its accuracy. Resumes from `checkpoint` when it exists
+    /// and was made with the same options, and writes it (atomically) after every epoch.
+    public func run(checkpoint: String? = nil, report: (TrainingEvent) -> Void) throws -> TrainedModel {
         let start = Date()
         var history: [EpochSummary] = []
         let n = options.batchSize, pixels = LineImage.height * width
         let batches = train.count / n
         let outCount = network.outputShape.count, t = network.outputShape.width, c = network.outputs
         var losses = [Float](repeating: 0, count: n)
-        for epoch in 0..<options.epochs {
+        var firstEpoch = 0
+        if let checkpoint, FileManager.default.fileExists(atPath: checkpoint) {
+            let saved = try TrainingCheckpoint.read(path: checkpoint, options: options, parameters: network.parameterLayout,
+                                                    prefixes: ["adam.m", "adam.v"])
+            do { try network.importTensors(saved.network) } catch let e as DigitError { throw e.inFile(checkpoint) }
+            moment1.load(saved.optimizer["adam.m"] ?? [])
+            moment2.load(saved.optimizer["adam.v"] ?? [])
+            (firstEpoch, history) = (saved.epochsDone, saved.history)
+            steps = firstEpoch * batches   // Adam's bias correction counts every step taken
+            report(.resumed(fromEpoch: firstEpoch))
+        }
+        for epoch in firstEpoch..<options.epochs {
             let epochStart = Date()
             let order = permutation(epoch: epoch)
             var lossSum: Double = 0, seen = 0
@@ -95,10 +107,18 @@ public final class LineTrainer {
                                        seconds: Date().timeIntervalSince(epochStart), imagesPerSecond: Double(seen) / trainSeconds)
             history.append(summary)
             report(.epoch(summary))
+            if let checkpoint {
+                try TrainingCheckpoint(epochsDone: epoch + 1, history: history, network: network.exportTensors(),
+                                       optimizer: ["adam.m": moment1.arrays, "adam.v": moment2.arrays])
+                    .write(to: checkpoint, parameterNames: network.parameters.map(\.name), options: options)
+            }
         }
+        // Epochs of an earlier, interrupted run count too: `seconds` is the training's wall time.
+        let earlierSeconds = history.prefix(firstEpoch).reduce(0) { $0 + $1.seconds }
         return TrainedModel(layers: network.architecture.filter { type(of: $0).typeName != nil }, tensors: network.exportTensors(),
                             inputMean: options.inputMean, inputStd: options.inputStd, history: history,
-                            seconds: Date().timeIntervalSince(start), parameterCount: parameterCount, multiplyAdds: multiplyAdds)
+                            seconds: earlierSeconds + Date().timeIntervalSince(start), parameterCount: parameterCount,
+                            multiplyAdds: multiplyAdds)
     }
 
     func permutation(epoch: Int) -> [Int] {

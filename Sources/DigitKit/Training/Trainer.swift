@@ -93,6 +93,13 @@ public struct EpochSummary: Sendable {
     public var learningRate: Float
     public var seconds: Double
     public var imagesPerSecond: Double
+
+    package init(epoch: Int, epochs: Int, trainLoss: Float, trainAccuracy: Float, validationLoss: Float, validationAccuracy: Float,
+                 learningRate: Float, seconds: Double, imagesPerSecond: Double) {
+        (self.epoch, self.epochs, self.trainLoss, self.trainAccuracy) = (epoch, epochs, trainLoss, trainAccuracy)
+        (self.validationLoss, self.validationAccuracy, self.learningRate) = (validationLoss, validationAccuracy, learningRate)
+        (self.seconds, self.imagesPerSecond) = (seconds, imagesPerSecond)
+    }
 }
 
 /// The outcome of training: the inference description and tensors, ready for `ModelFile`.
@@ -282,45 +289,15 @@ public final class Trainer {
     // MARK: - Checkpoints
 
     private func saveCheckpoint(_ path: String, epochsDone: Int, history: [EpochSummary]) throws {
-        var tensors = network.exportTensors()
-        for (p, v) in zip(network.parameters, velocity) {
-            tensors["velocity." + p.name] = SafetensorsFile.Tensor(shape: [p.count], values: v.array)
-        }
-        let historyText = history.map {
-            "\($0.epoch) \($0.trainLoss) \($0.trainAccuracy) \($0.validationLoss) \($0.validationAccuracy) \($0.learningRate) \($0.seconds) \($0.imagesPerSecond)"
-        }.joined(separator: ";")
-        let file = SafetensorsFile(tensors: tensors, metadata: [
-            "format": "digits-checkpoint", "epochs_done": String(epochsDone), "options": options.fingerprint,
-            "threads": String(options.threads), "history": historyText,
-        ])
-        try file.write(to: path)
+        try TrainingCheckpoint(epochsDone: epochsDone, history: history, network: network.exportTensors(),
+                               optimizer: ["velocity": velocity.arrays])
+            .write(to: path, parameterNames: network.parameters.map(\.name), options: options)
     }
 
     private func loadCheckpoint(_ path: String) throws -> (Int, [EpochSummary]) {
-        let file = try SafetensorsFile.read(path: path)
-        guard file.metadata["format"] == "digits-checkpoint", let done = file.metadata["epochs_done"].flatMap(Int.init) else {
-            throw DigitError(.format, file: path, "not a digits training checkpoint")
-        }
-        guard file.metadata["options"] == options.fingerprint else {
-            throw DigitError(.usage, file: path,
-                             "checkpoint was made with other training options; delete it or use the same options")
-        }
-        var tensors: [String: TensorData] = [:]
-        for (name, t) in file.tensors where !name.hasPrefix("velocity.") { tensors[name] = t }
-        do { try network.importTensors(tensors) } catch let e as DigitError { throw e.inFile(path) }
-        for (p, v) in zip(network.parameters, velocity) {
-            guard let t = file.tensors["velocity." + p.name], t.values.count == p.count else {
-                throw DigitError(.format, file: path, at: "tensor 'velocity.\(p.name)'", "missing or of the wrong size")
-            }
-            t.values.withUnsafeBufferPointer { v.pointer.update(from: $0.baseAddress!, count: $0.count) }
-        }
-        let history: [EpochSummary] = (file.metadata["history"] ?? "").split(separator: ";").compactMap { row in
-            let f = row.split(separator: " ").compactMap { Double($0) }
-            guard f.count == 8 else { return nil }
-            return EpochSummary(epoch: Int(f[0]), epochs: options.epochs, trainLoss: Float(f[1]), trainAccuracy: Float(f[2]),
-                                validationLoss: Float(f[3]), validationAccuracy: Float(f[4]), learningRate: Float(f[5]),
-                                seconds: f[6], imagesPerSecond: f[7])
-        }
-        return (min(done, options.epochs), history)
+        let saved = try TrainingCheckpoint.read(path: path, options: options, parameters: network.parameterLayout, prefixes: ["velocity"])
+        do { try network.importTensors(saved.network) } catch let e as DigitError { throw e.inFile(path) }
+        velocity.load(saved.optimizer["velocity"] ?? [])
+        return (saved.epochsDone, saved.history)
     }
 }

@@ -79,9 +79,9 @@ struct TrainCommand: CLICommand {
                             N times per epoch; the glyphs of the held-out fonts are never used
       --glyph-file FILE     the glyph file (default: Fixtures/hershey/glyphs.jsonl)
 
-    The paper model (--recipe paper; the options above that apply: --out, --epochs,
-    --batch-size, --lr (Adam's), --weight-decay, --warmup, --seed, --threads, --no-augment,
-    --strokes):
+    The paper model (--recipe paper; the options above that apply: --out, --checkpoint,
+    --epochs, --batch-size, --lr (Adam's), --weight-decay, --warmup, --seed, --threads,
+    --no-augment, --strokes):
       --real DIR            a folder of labelled images (labels.csv or labels.tsv) to train
                             on; repeat for more (default: the parish train split, from
                             $PARISH_DIR or Fixtures/parish, which scripts/fetch-parish fills)
@@ -200,12 +200,7 @@ struct TrainCommand: CLICommand {
         let run = try recipe.prepare(.init(mnistDirectory: dir, strokes: strokesPath, glyphs: glyphs), threads: threads)
         let epochs = recipe.options.epochs
         let progress = ProgressLine()
-        Interruption.install()
-        func stopIfInterrupted(_ state: String) {
-            guard Interruption.wasRequested else { return }
-            progress.finish("digits train: interrupted; \(state). Run the same command again to resume.")
-            exit(ExitCode.interrupted)
-        }
+        let stop = Stop(progress: progress, checkpoint: checkpoint)
         printError("training (recipe \(recipe.name)): \(run.description), \(BuildInfo.kernelMode)")
         let record = [
             "training_command": (["digits"] + CommandLine.arguments.dropFirst()).joined(separator: " "),
@@ -214,10 +209,7 @@ struct TrainCommand: CLICommand {
         let file = try recipe.train(run, checkpoint: checkpoint, record: record) { event in
             switch event {
             case let .batch(epoch, batch, batches, loss, accuracy, rate, eta):
-                // The checkpoint of the previous epoch is complete by the time a batch is reported.
-                let saved = epoch - 1
-                stopIfInterrupted(saved == 0 ? "no epoch was finished, nothing to resume from"
-                                             : "\(checkpoint) holds \(saved) finished epoch\(saved == 1 ? "" : "s")")
+                stop.duringEpoch(epoch)
                 progress.update(String(format: "epoch %d/%d %@ %d/%d  loss %.4f  acc %.2f%%  %.0f img/s  ETA %@",
                                        epoch, epochs, ProgressLine.bar(Double(batch) / Double(batches), width: 20),
                                        batch, batches, loss, accuracy * 100, rate, ProgressLine.duration(eta)))
@@ -229,7 +221,7 @@ struct TrainCommand: CLICommand {
                 progress.finish("resuming from \(checkpoint) after epoch \(epoch)")
             }
         }
-        stopIfInterrupted("\(checkpoint) holds all \(epochs) epochs; the weight file was not written")
+        stop.ifRequested("\(checkpoint) holds all \(epochs) epochs; the weight file was not written")
         try file.write(to: out)
         try? FileManager.default.removeItem(atPath: checkpoint)
         let p = file.provenance
@@ -258,11 +250,38 @@ struct TrainCommand: CLICommand {
         o.seed = UInt64(try args.int("--seed", default: Int(o.seed), range: 0...Int(Int32.max)))
     }
 
+    /// Ctrl-C (or SIGTERM) during training: stop at the next batch with one line saying what the
+    /// checkpoint holds, and exit 130; the same command resumes from it.
+    struct Stop {
+        let progress: ProgressLine
+        let checkpoint: String
+
+        init(progress: ProgressLine, checkpoint: String) {
+            (self.progress, self.checkpoint) = (progress, checkpoint)
+            Interruption.install()
+        }
+
+        func ifRequested(_ state: String) {
+            guard Interruption.wasRequested else { return }
+            progress.finish("digits train: interrupted; \(state). Run the same command again to resume.")
+            exit(ExitCode.interrupted)
+        }
+
+        /// During epoch `epoch` (1-based): the checkpoint of the epoch before is complete by the
+        /// time one of its batches is reported.
+        func duringEpoch(_ epoch: Int) {
+            let saved = epoch - 1
+            ifRequested(saved == 0 ? "no epoch was finished, nothing to resume from"
+                                   : "\(checkpoint) holds \(saved) finished epoch\(saved == 1 ? "" : "s")")
+        }
+    }
+
     /// `--recipe paper`: the paper reader's line model.
     static func trainPaper(_ args: inout Arguments) throws -> Int32 {
         var recipe = LineRecipe()
         var o = recipe.options
         let out = try args.option("--out") ?? "Weights/paper-lines.safetensors"
+        let checkpoint = try args.option("--checkpoint") ?? out + ".checkpoint"
         try readOptimizer(&args, into: &o, sgd: false)
         if args.flag("--no-augment") { o.augment = false }
         recipe.options = o
@@ -319,21 +338,20 @@ struct TrainCommand: CLICommand {
         _ = try DigitRecognizer()
         let data = LineRecipe.Data(real: real, validation: validation, strokes: strokes, glyphs: glyphs, cache: cache)
         let progress = ProgressLine()
-        Interruption.install()
+        let stop = Stop(progress: progress, checkpoint: checkpoint)
         let (train, val) = try recipe.prepare(data, threads: threads) { progress.update($0) }
+        stop.ifRequested("no epoch was started, nothing to resume from; the lines cut are kept in \(cache)")
         progress.finish("training the paper model: \(train.count) lines, validation \(val.count), \(BuildInfo.kernelMode)")
         let record = [
             "training_command": (["digits"] + CommandLine.arguments.dropFirst()).joined(separator: " "),
             "build": BuildInfo.kernelMode,
         ]
         let epochs = recipe.options.epochs
-        let model = try recipe.train(train: train, validation: val, data: data, threads: threads, record: record) { event in
-            if Interruption.wasRequested {
-                progress.finish("digits train: interrupted; nothing was written")
-                exit(ExitCode.interrupted)
-            }
+        let model = try recipe.train(train: train, validation: val, data: data, threads: threads, checkpoint: checkpoint,
+                                     record: record) { event in
             switch event {
             case let .batch(epoch, batch, batches, loss, _, rate, eta):
+                stop.duringEpoch(epoch)
                 progress.update(String(format: "epoch %d/%d %@ %d/%d  CTC loss %.4f  %.0f lines/s  ETA %@",
                                        epoch, epochs, ProgressLine.bar(Double(batch) / Double(batches), width: 20),
                                        batch, batches, loss, rate, ProgressLine.duration(eta)))
@@ -341,10 +359,14 @@ struct TrainCommand: CLICommand {
                 progress.finish(String(format: "epoch %2d/%d  train loss %.4f  val loss %.4f  val exact %.2f%%  lr %.5f  %.0fs  %.0f lines/s",
                                        s.epoch, s.epochs, s.trainLoss, s.validationLoss, s.validationAccuracy * 100,
                                        s.learningRate, s.seconds, s.imagesPerSecond))
-            case .resumed: break
+            case let .resumed(epoch):
+                progress.finish("resuming from \(checkpoint) after epoch \(epoch)")
             }
         }
+        // The calibration after the last epoch does not look at Ctrl-C; the checkpoint holds every epoch.
+        stop.ifRequested("\(checkpoint) holds all \(epochs) epochs; the weight file was not written")
         try model.write(to: out)
+        try? FileManager.default.removeItem(atPath: checkpoint)
         let p = model.provenance
         print("wrote \(out): validation exact \(p["validation_exact"] ?? "?"), answered \(p["validation_answered"] ?? "?"), "
             + "right among answered \(p["validation_right_among_answered"] ?? "?"), temperature \(model.temperature), "

@@ -31,7 +31,8 @@ public struct ImageOptions: Sendable, Equatable {
     public var readsCloseups = true
     /// Whether a sheet of paper lying on a darker surface that fills much of the frame (a note
     /// photographed on a desk) is found first and read alone (`PaperSheet`); boxes stay in the
-    /// whole image's pixels.
+    /// whole image's pixels. A sheet photographed at an angle that runs off the frame has the desk
+    /// beyond its straight edges painted the paper's tone first (`SheetEdges`).
     public var findsSheets = true
     public init() {}
 }
@@ -69,6 +70,11 @@ extension DigitRecognizer {
             inner.findsSheets = false
             let scale = Float(image.scale)
             return try read(image: sheet.cut(from: image), options: inner).moved(dx: Float(sheet.x0) * scale, dy: Float(sheet.y0) * scale)
+        }
+        if options.findsSheets, let edges = SheetEdges.find(in: page) {
+            var inner = options
+            inner.findsSheets = false
+            return try read(image: edges.painted(image), options: inner)
         }
         let lineReader = options.readsLinesWhole && options.reader.maxDigits != 1 ? try paperReader() : nil
         // The paper model reads small crops of numbers (30-60 pixels tall) as lines; only an

@@ -102,7 +102,10 @@ struct FloatImage {
 /// 1. **Polarity.** The page's level is estimated as the median of blocks 1/16 of its long side,
 ///    interpolated; ink is what departs from it far beyond the paper's noise (5 robust standard
 ///    deviations). Dark ink on paper departs downwards, chalk on a board upwards; the side with
-///    more such departure is the ink. When neither clearly dominates, a dark page means light ink.
+///    more such departure is the ink. When neither clearly dominates (by a factor e), a dark page
+///    (median under `darkPage`) means light ink; a page under `greyPage` goes by which side has
+///    more, the lighter meaning light ink (a hard shadow over more than half a sheet brings its
+///    median that low, and the lit side of its edge departs upwards as much as chalk would).
 ///    A scanner's black margin (columns darker than 0.35 of the median column, `paperColumns`)
 ///    drags the blocks' level down beside it, so the paper there departs upwards like chalk: the
 ///    departures are counted a block away from such a margin (on real scans of faint ink the
@@ -210,7 +213,11 @@ struct InkMap {
             }
         }
         let evidence = log((darker + 1) / (lighter + 1))
-        let lightInk = abs(evidence) < 1 ? Morphology.quantile(page.values, 0.5) < 100 : evidence < 0
+        // When the departures are not clear, a dark page means light ink (a board); a page only
+        // half dark (paper under a hard shadow over half of it, whose lit side departs upwards
+        // along the shadow's edge) goes by their balance.
+        let median = Morphology.quantile(page.values, 0.5)
+        let lightInk = abs(evidence) < 1 ? median < darkPage || median < greyPage && evidence < 0 : evidence < 0
         // A rough mask of the ink for the pen's width.
         let sign: Float = lightInk ? 1 : -1
         let rough = max(6 * sigma, 12)
@@ -275,6 +282,11 @@ struct InkMap {
         for y in rows { out.append(contentsOf: values[(y * w + columns.lowerBound)..<(y * w + columns.upperBound)]) }
         return out
     }
+
+    /// A page whose median is below `darkPage` is dark (a board); below `greyPage`, dark or a
+    /// page half in shadow.
+    static let darkPage: Float = 70
+    static let greyPage: Float = 100
 
     static let flatClosing: Float = 0.17
     static let flatInk: Float = 0.1

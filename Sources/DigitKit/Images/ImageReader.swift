@@ -65,16 +65,14 @@ extension DigitRecognizer {
     /// and centred by mass in 28×28.
     public func read(image: DecodedImage, options: ImageOptions = .init()) throws -> NumberReading {
         let page = FloatImage(image)
-        if options.findsSheets, let sheet = PaperSheet.find(in: page) {
+        if options.findsSheets, let look = SheetGrid(page) {
             var inner = options
             inner.findsSheets = false
-            let scale = Float(image.scale)
-            return try read(image: sheet.cut(from: image), options: inner).moved(dx: Float(sheet.x0) * scale, dy: Float(sheet.y0) * scale)
-        }
-        if options.findsSheets, let edges = SheetEdges.find(in: page) {
-            var inner = options
-            inner.findsSheets = false
-            return try read(image: edges.painted(image), options: inner)
+            if let sheet = PaperSheet.find(in: look, page: page) {
+                let scale = Float(image.scale)
+                return try read(image: sheet.cut(from: image), options: inner).moved(dx: Float(sheet.x0) * scale, dy: Float(sheet.y0) * scale)
+            }
+            if let edges = SheetEdges.find(in: look) { return try read(image: edges.painted(image), options: inner) }
         }
         let lineReader = options.readsLinesWhole && options.reader.maxDigits != 1 ? try paperReader() : nil
         // The paper model reads small crops of numbers (30-60 pixels tall) as lines; only an

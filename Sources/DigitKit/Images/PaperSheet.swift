@@ -25,6 +25,25 @@ import DigitFormats
 /// deviations) above the desk's tone, the median of the frame's border, unless that runs out to
 /// more sides of the frame. The sheet's box is then cut in by `inset` of its size on each side
 /// (its edge and the shadow along it), in the decoded image's pixels.
+/// A photo as the sheet finders look at it (`PaperSheet`, `SheetEdges`): reduced to about
+/// `PaperSheet.side` pixels on its long side (`FloatImage.reduced`) and split by Otsu's threshold
+/// (`Morphology.otsu`) into bright and dark; made once for both. Nil for a page under 48 pixels a
+/// side or a view under 8 cells a side (a crop, not a photo of a sheet).
+struct SheetGrid {
+    let grid: FloatImage
+    let threshold: Float
+    let bright: [Bool]
+
+    init?(_ page: FloatImage) {
+        guard min(page.width, page.height) >= 48 else { return nil }
+        grid = page.reduced(toSide: PaperSheet.side)
+        guard grid.width >= 8, grid.height >= 8 else { return nil }
+        threshold = Morphology.otsu(grid.values)
+        let t = threshold
+        bright = grid.values.map { $0 >= t }
+    }
+}
+
 struct PaperSheet: Equatable {
     static let side = 160
     static let minArea: Float = 0.08
@@ -43,13 +62,12 @@ struct PaperSheet: Equatable {
 
     /// The sheet in `page` (the decoded image as `FloatImage`), nil when it is not a sheet on a
     /// darker surround.
-    static func find(in page: FloatImage) -> PaperSheet? {
-        guard min(page.width, page.height) >= 48 else { return nil }
-        let grid = page.reduced(toSide: side)
+    static func find(in page: FloatImage) -> PaperSheet? { SheetGrid(page).flatMap { find(in: $0, page: page) } }
+
+    /// The sheet seen on `look`, the reduced view of `page`.
+    static func find(in look: SheetGrid, page: FloatImage) -> PaperSheet? {
+        let grid = look.grid, t = look.threshold, bright = look.bright
         let sw = grid.width, sh = grid.height, values = grid.values
-        guard sw >= 8, sh >= 8 else { return nil }
-        let t = Morphology.otsu(values)
-        let bright = values.map { $0 >= t }
         guard var sheet = InkComponents.label(width: sw, height: sh, seed: { bright[$0] }, grow: { bright[$0] })
             .components.max(by: { $0.pixels.count < $1.pixels.count }) else { return nil }
         func sidesTouched(_ c: InkComponents.Component) -> Int {

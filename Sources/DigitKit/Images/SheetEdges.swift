@@ -52,6 +52,14 @@ struct SheetEdges {
         func beyond(_ x: Float, _ y: Float) -> Float { a * x + b * y - c }
     }
 
+    /// How far (x, y) lies beyond the farthest of `edges` (negative when on the sheet's side of all).
+    static func depth(_ edges: [Edge], _ x: Float, _ y: Float) -> Float {
+        edges.reduce(-Float.infinity) { max($0, $1.beyond(x, y)) }
+    }
+
+    /// The middle value of `values` (the upper one of an even count), not empty.
+    static func median(_ values: [Float]) -> Float { values.sorted()[values.count / 2] }
+
     /// The edges, in the decoded image's pixels; a pixel lies on the desk when it is beyond any of them.
     let edges: [Edge]
     /// The paper's tone beside them.
@@ -67,13 +75,13 @@ struct SheetEdges {
 
     /// The desk beyond a sheet's straight edges in `page` (the decoded image as `FloatImage`),
     /// nil when there is none.
-    static func find(in page: FloatImage) -> SheetEdges? {
-        guard min(page.width, page.height) >= 48 else { return nil }
-        let grid = page.reduced(toSide: PaperSheet.side)
+    static func find(in page: FloatImage) -> SheetEdges? { SheetGrid(page).flatMap(find(in:)) }
+
+    /// The desk seen on `look`, the reduced view of the page.
+    static func find(in look: SheetGrid) -> SheetEdges? {
+        let grid = look.grid, bright = look.bright
         let w = grid.width, h = grid.height, values = grid.values
         guard w >= 16, h >= 16 else { return nil }
-        let t = Morphology.otsu(values)
-        let bright = values.map { $0 >= t }
         // The sheet fills most of the frame (a chalk close-up's bright part is its strokes).
         guard Float(bright.filter { $0 }.count) >= minSheet * Float(w * h) else { return nil }
         let dark = InkComponents.label(width: w, height: h, seed: { !bright[$0] }, grow: { !bright[$0] }).components
@@ -94,7 +102,7 @@ struct SheetEdges {
         let edges = found.map { e in
             Edge(a: e.a, b: e.b, c: f * (e.c - inset) + (f - 1) / 2 * (e.a + e.b))
         }
-        let tone = paperTones.sorted()[paperTones.count / 2]
+        let tone = median(paperTones)
         return SheetEdges(edges: edges, paper: UInt8(min(255, max(0, tone.rounded()))),
                           fill: grid.with(Self.fill(values, bright: bright, width: w, height: h, edges: found, paper: tone)))
     }
@@ -129,22 +137,22 @@ struct SheetEdges {
             }.min() ?? 0
             guard narrowest <= 1 else { return nil }
         }
-        let beyond = { (x: Int, y: Int) in edges.contains { $0.beyond(Float(x), Float(y)) > 1.5 } }
+        let beyond = { (x: Int, y: Int) in depth(edges, Float(x), Float(y)) > 1.5 }
         var far: [Float] = [], farDark = 0
         for y in 0..<h { for x in 0..<w where beyond(x, y) { far.append(values[y * w + x]); if !bright[y * w + x] { farDark += 1 } } }
         guard !far.isEmpty, Float(far.count) <= 0.5 * Float(w * h), Float(farDark) >= minDark * Float(far.count) else { return nil }
         // The region lies beyond the lines (a stroke or a shadow that only meets them does not).
-        let outside = region.pixels.filter { p in !edges.contains { $0.beyond(Float(p % w), Float(p / w)) > -1.5 } }.count
+        let outside = region.pixels.filter { p in depth(edges, Float(p % w), Float(p / w)) <= -1.5 }.count
         guard Float(outside) <= 0.1 * Float(region.pixels.count) else { return nil }
         // No writing on the desk: few cells far darker than its tone.
         let sortedFar = far.sorted()
         let deskTone = sortedFar[sortedFar.count / 2]
-        let spread = far.map { abs($0 - deskTone) }.sorted()[far.count / 2]
+        let spread = median(far.map { abs($0 - deskTone) })
         // Writing on what is painted would be lost: few cells darker than the desk by its margin.
         let margin = max(PaperSheet.deskMargin, 4 * spread)
         var inky = 0
         for y in 0..<h {
-            for x in 0..<w where values[y * w + x] < deskTone - margin && edges.contains(where: { $0.beyond(Float(x), Float(y)) > -inset - 1 }) {
+            for x in 0..<w where values[y * w + x] < deskTone - margin && depth(edges, Float(x), Float(y)) > -inset - 1 {
                 inky += 1
             }
         }
@@ -156,7 +164,7 @@ struct SheetEdges {
             for y in 0..<h {
                 for x in 0..<w {
                     let d = -e.beyond(Float(x), Float(y))   // distance into the sheet
-                    guard d > 1.5, d <= 1.5 + Float(band), !edges.contains(where: { $0.beyond(Float(x), Float(y)) > -1.5 }) else { continue }
+                    guard d > 1.5, d <= 1.5 + Float(band), depth(edges, Float(x), Float(y)) <= -1.5 else { continue }
                     near.append(values[y * w + x])
                     if bright[y * w + x] { brightNear += 1 }
                 }
@@ -175,7 +183,7 @@ struct SheetEdges {
                 steps += 1
             }
             guard near.count >= 8, steps >= 4, Float(brightNear) >= minBright * Float(near.count) else { return nil }
-            let tone = near.sorted()[near.count / 2]
+            let tone = median(near)
             let contrast = tone - deskTone
             guard contrast >= PaperSheet.minContrast, step / Float(steps) >= PaperSheet.minStep * contrast else { return nil }
             paper.append(tone)
@@ -184,7 +192,7 @@ struct SheetEdges {
         // hard edge bounds paper in shade, lighter than the desk beside it).
         let contrast = (paper.min() ?? 0) - deskTone
         guard sortedFar[sortedFar.count * 9 / 10] - sortedFar[sortedFar.count / 10] <= maxSpread * contrast else { return nil }
-        return (edges, paper.sorted()[paper.count / 2])
+        return (edges, median(paper))
     }
 
     /// Up to `count` straight lines through `points`: each the line through two of them that the
@@ -232,11 +240,10 @@ struct SheetEdges {
     /// The fill of each cell beyond the edges or within `inset` + 2 cells inside them, the
     /// paper's tone elsewhere (`fill`).
     private static func fill(_ values: [Float], bright: [Bool], width w: Int, height h: Int, edges: [Edge], paper: Float) -> [Float] {
-        func beyond(_ x: Float, _ y: Float) -> Float { edges.map { $0.beyond(x, y) }.max() ?? 0 }
         var out = [Float](repeating: paper, count: w * h)
         var sample: [Float] = []
         for y in 0..<h {
-            for x in 0..<w where beyond(Float(x), Float(y)) > -inset - 2 {
+            for x in 0..<w where depth(edges, Float(x), Float(y)) > -inset - 2 {
                 var qx = Float(x), qy = Float(y)
                 for _ in 0..<3 {
                     guard let e = edges.max(by: { $0.beyond(qx, qy) < $1.beyond(qx, qy) }), e.beyond(qx, qy) > -inset - 1 else { break }
@@ -247,10 +254,10 @@ struct SheetEdges {
                 let cx = Int(qx.rounded()), cy = Int(qy.rounded())
                 for yy in max(0, cy - reach)...max(0, min(h - 1, cy + reach)) where yy <= h - 1 {
                     for xx in max(0, cx - reach)...max(0, min(w - 1, cx + reach)) where xx <= w - 1 {
-                        if bright[yy * w + xx], beyond(Float(xx), Float(yy)) <= -inset { sample.append(values[yy * w + xx]) }
+                        if bright[yy * w + xx], depth(edges, Float(xx), Float(yy)) <= -inset { sample.append(values[yy * w + xx]) }
                     }
                 }
-                if !sample.isEmpty { out[y * w + x] = sample.sorted()[sample.count / 2] }
+                if !sample.isEmpty { out[y * w + x] = median(sample) }
             }
         }
         return out
@@ -264,7 +271,7 @@ struct SheetEdges {
         let w = image.width, h = image.height
         let f = Float(fill.factor), fw = fill.width, fh = fill.height, v = fill.values
         for y in 0..<h {
-            for x in 0..<w where edges.contains(where: { $0.beyond(Float(x), Float(y)) > 0 }) {
+            for x in 0..<w where Self.depth(edges, Float(x), Float(y)) > 0 {
                 let gx = min(max((Float(x) - (f - 1) / 2) / f, 0), Float(fw - 1))
                 let gy = min(max((Float(y) - (f - 1) / 2) / f, 0), Float(fh - 1))
                 let x0 = min(Int(gx), max(0, fw - 2)), y0 = min(Int(gy), max(0, fh - 2))

@@ -581,6 +581,43 @@ final class ImageReaderTests: XCTestCase {
         }
     }
 
+    func testADigitCutByThePhotosSideIsNotLeftOutByTheLineReader() throws {
+        // "381" framed to leave 8 pixels of its 3 (the digits are 90 high), and "384" 11 pixels
+        // of its 4, read by the line reader (the default): the model skips the slice, and the rest
+        // alone was answered ("81" at 95.4%, "38" at 100%). The slice is now a digit of its
+        // own, cut by the frame, with no guess, so the number is not answered. (From 4 to 16
+        // pixels of the 3, and 6 to 16 of the 4, all but one width read so.)
+        let recognizer = try TestRecognizers.withPaperModel()
+        for (digits, keep, text) in [([3, 8, 1], 8, "?81"), ([3, 8, 4], 11, "38?")] {
+            var rng = SplitMix64(seed: 2)
+            let number = Self.number(try digits.map { try TestPaths.digitDrawing($0) }, gap: 0.35)
+            let paper = try Self.clean().render(number, rng: &rng)
+            let atLeft = text.hasPrefix("?")
+            let (x0, x1) = atLeft ? (paper.digitBoxes[0].maxX - keep, paper.width) : (0, paper.digitBoxes[2].x + keep)
+            var gray: [UInt8] = []
+            for y in 0..<paper.height { gray += paper.gray[(y * paper.width + x0)..<(y * paper.width + x1)] }
+            let image = try Self.decoded(gray, width: x1 - x0, height: paper.height)
+            let reading = try recognizer.read(image: image)
+            XCTAssertEqual(reading.text, text, reading.summary)
+            let cut = atLeft ? 0 : 2
+            guard reading.digits.count == 3 else { continue }
+            XCTAssertEqual(reading.digits.map(\.isCutByFrame), [0, 1, 2].map { $0 == cut }, reading.summary)
+            XCTAssertTrue(reading.summary.contains("digit \(cut + 1): cut by the image's edge"), reading.summary)
+            XCTAssertTrue(reading.jsonLine(source: "a.png", index: 0, label: nil).contains("\"cut_by_frame\":true"))
+            // Its box is the slice's: at the cut side, inside the image.
+            let box = reading.digits[cut].box
+            XCTAssertTrue(box.x0 >= 0 && box.x1 <= Float(image.width) && box.x1 > box.x0, "\(box)")
+            XCTAssertTrue(atLeft ? box.x0 < 5 && box.x1 <= Float(keep) + 5 : box.x1 > Float(image.width) - 5 && box.x0 >= Float(image.width - keep - 5), "\(box)")
+            var options = ImageOptions()
+            options.marksCutDigits = false
+            XCTAssertEqual(try recognizer.read(image: image, options: options).text, text.replacingOccurrences(of: "?", with: ""),
+                           "without it, the rest alone")
+            // The whole number has no slice at its sides.
+            let whole = try recognizer.read(image: try Self.decoded(paper.gray, width: paper.width, height: paper.height))
+            XCTAssertEqual(whole.text, digits.map(String.init).joined(), whole.summary)
+        }
+    }
+
     func testEveryLineOfAPhotoIsReadTopToBottom() throws {
         // Fixtures/paper's "9" (small, on a shadowed page) above its "5351", then below it.
         func photo(_ name: String) throws -> DecodedImage {

@@ -60,6 +60,10 @@ public struct LineImage: Sendable {
     /// Whether the line's ink runs into the image's left or right border (its first or last
     /// digit is cut by the frame).
     public var cutLeft = false, cutRight = false
+    /// The strip's columns (in strip pixels, left to right) of ink that the image's left or right
+    /// side cuts and that looks like a digit of the line (`cutBySides(_:_:)`): a photo framed
+    /// through its first or last digit. Empty when the writing fills the frame.
+    public var cutBySides: [Range<Float>] = []
     /// The image's size in its own pixels (boxes are kept inside it).
     public var imageWidth: Float = 0, imageHeight: Float = 0
     /// The tilt the page was levelled from before the line was cut (`Skew`), nil for none: the
@@ -124,6 +128,12 @@ public struct LineImage: Sendable {
         var mask: [Bool]
         var width: Int, height: Int
         var bands: [Band]
+        /// The mask's 8-connected pieces.
+        var pieces: [InkComponents.Component]
+        /// The pen's width in working pixels.
+        var pen: Float
+        /// The columns a column line was taken out of (`removeRules`).
+        var columnLines: [Int]
 
         init(_ page: FloatImage) {
             let map = InkMap(page)
@@ -144,12 +154,14 @@ public struct LineImage: Sendable {
             let pieces = InkComponents.label(width: w, height: h, seed: { ink[$0] >= 0.35 }, grow: { ink[$0] >= 0.25 })
             for c in pieces.components { for p in c.pixels { mask[p] = true } }
             LineImage.removeMargins(&ink, &mask, width: w, height: h, pen: pen)
-            LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen, paper: paper, darkness: map.ink.values)
+            columnLines = LineImage.removeRules(&ink, &mask, width: w, height: h, pen: pen, paper: paper, darkness: map.ink.values)
             self.ink = ink
             self.mask = mask
             width = w
             height = h
-            bands = LineImage.bands(ink, mask, width: w, height: h, pen: pen)
+            self.pen = pen
+            self.pieces = InkComponents.label(width: w, height: h, seed: { mask[$0] }, grow: { mask[$0] }).components
+            bands = LineImage.bands(ink, mask, pieces: self.pieces, width: w, height: h, pen: pen)
         }
     }
 
@@ -204,6 +216,8 @@ public struct LineImage: Sendable {
             cut = [Bool](repeating: false, count: outWidth)
         }
         cutByFrame = cut
+        let sides = Self.cutBySides(prepared, band)
+        cutBySides = sides.map { ((Float($0.lowerBound) - x0) / scale)..<((Float($0.upperBound) - x0) / scale) }
         // The image's own size (a levelled page leaves out a band along each side).
         imageWidth = Float(w) * toImage + 2 * (turn?.offsetX ?? 0)
         imageHeight = Float(h) * toImage + 2 * (turn?.offsetY ?? 0)
@@ -212,6 +226,54 @@ public struct LineImage: Sendable {
         self.scale = scale * toImage
         self.turn = turn
     }
+
+    /// The working columns of the pieces of `band` that the page's left or right side cuts and
+    /// that look like a slice of a digit of the line, as `InkComponents.cutByFrame` asks of a
+    /// photo's pieces (the writing's height is the tallest of the band's other pieces): mostly
+    /// inside the band; at least a fifth of the writing's height long, at most 1.5 times as tall
+    /// and as wide (a sheet's or a shadow's edge runs on); drawn like strokes (ink on at most
+    /// 60% of its box, or at most 4 pens across) and no straight line (a sheet's or a scanner's
+    /// edge: ten times as long as thick, its box a quarter as wide as long); as strong as the
+    /// writing (its mean at least `sideCutStrength` of the contrast: a shadow's edge is
+    /// fainter); at most the writing's height from the line's nearest other piece, with no
+    /// column line between them (beyond one is the next column of a register). Each gives its
+    /// own columns, those beside that piece. None when pieces at both sides, or a band from the
+    /// top to the bottom, say the writing fills the frame (a tight crop or a close-up).
+    static func cutBySides(_ prepared: Prepared, _ band: Band) -> [Range<Int>] {
+        let w = prepared.width, h = prepared.height
+        guard band.top > 0 || band.bottom < h - 1 else { return [] }
+        func inBand(_ c: InkComponents.Component) -> Bool {
+            2 * (max(0, min(c.y1, band.bottom) - max(c.y0, band.top) + 1)) >= c.height
+        }
+        let atSide = prepared.pieces.filter { ($0.x0 == 0 || $0.x1 == w - 1) && inBand($0) }
+        guard !atSide.isEmpty, !(atSide.contains { $0.x0 == 0 } && atSide.contains { $0.x1 == w - 1 }) else { return [] }
+        let minimum = max(3, Int(prepared.pen * prepared.pen))
+        let others = prepared.pieces.filter { $0.x0 > 0 && $0.x1 < w - 1 && $0.pixels.count >= minimum && inBand($0) }
+        // The writing's height: the tallest of the line's other pieces.
+        guard let tall = others.map(\.height).max() else { return [] }
+        return atSide.compactMap { c in
+            let long = Float(max(c.width, c.height)), dense = Float(c.pixels.count) > 0.6 * Float(c.width * c.height)
+            guard long >= 0.2 * Float(tall), 2 * c.height <= 3 * tall, 2 * c.width <= 3 * tall,
+                  !dense || Float(min(c.width, c.height)) <= 4 * prepared.pen else { return nil }
+            let strength = c.pixels.reduce(Float(0)) { $0 + prepared.ink[$1] } / Float(c.pixels.count)
+            // A straight line (the edge of a sheet or of a scanner's bed) is no slice of a digit.
+            let thickness = max(1, c.pixels.count / Int(long))
+            guard strength >= sideCutStrength,
+                  !(isRule(length: Int(long), thickness: thickness) && min(c.width, c.height) * 4 <= Int(long)) else { return nil }
+            // The line's ink nearest it, at most the writing's height away and with no column
+            // line between them (beyond one is the next column of a register).
+            let gaps = others.map { max(0, c.x0 - $0.x1, $0.x0 - c.x1) }
+            guard let k = gaps.indices.min(by: { gaps[$0] < gaps[$1] }), gaps[k] <= tall else { return nil }
+            let (a, b) = (min(c.x1, others[k].x1), max(c.x0, others[k].x0))
+            guard !prepared.columnLines.contains(where: { $0 >= a && $0 <= b }) else { return nil }
+            // Its own columns: those beside the nearest ink (a slice that reaches under the next
+            // digit is read, if at all, where it stands alone).
+            return c.x0 == 0 ? 0..<max(1, min(c.x1 + 1, others[k].x0)) : min(c.x1, max(c.x0, others[k].x1 + 1))..<w
+        }
+    }
+
+    /// The least mean ink of a piece the page's side cuts, as a share of the writing's contrast.
+    static let sideCutStrength: Float = 0.45
 
     private init(empty: Void) {
         pixels = [Float](repeating: 0, count: Self.height * 8)
@@ -287,8 +349,9 @@ public struct LineImage: Sendable {
     /// rule's thickness, and pixels where the ink reaches more than two pen widths beyond it (a
     /// stroke crossing the rule) are kept.
     /// Column lines are looked for in the outer fifths of `paper` (the columns a margin leaves).
+    /// Returns the columns a line was taken out of down at least a third of the page.
     static func removeRules(_ ink: inout [Float], _ mask: inout [Bool], width w: Int, height h: Int, pen: Float,
-                            paper: Range<Int>, darkness: [Float]) {
+                            paper: Range<Int>, darkness: [Float]) -> [Int] {
         let fifth = paper.count / 5
         func outer(_ x: Int) -> Bool { x < paper.lowerBound + fifth || x >= paper.upperBound - fifth }
         var rule = [Bool](repeating: false, count: w * h)
@@ -394,10 +457,13 @@ public struct LineImage: Sendable {
                 if run <= side + 1, Self.isRule(length: counts[x], thickness: run) { for xx in (l + 1)..<r { rule[y * w + xx] = true } }
             }
         }
+        var down = [Int](repeating: 0, count: w)
         for i in rule.indices where rule[i] {
             ink[i] = 0
             mask[i] = false
+            down[i % w] += 1
         }
+        return down.indices.filter { 3 * down[$0] >= h }
     }
 
     /// Squared paper's lines (`rows` and `columns`, found by their count of ink: `countedLines`),
@@ -506,22 +572,21 @@ public struct LineImage: Sendable {
 
     /// Step 4: the bands of rows holding writing, each with the columns of its ink and its score
     /// (the line is the best); none without ink.
-    static func bands(_ ink: [Float], _ mask: [Bool], width w: Int, height h: Int, pen: Float) -> [Band] {
+    static func bands(_ ink: [Float], _ mask: [Bool], pieces: [InkComponents.Component], width w: Int, height h: Int, pen: Float) -> [Band] {
         // Specks (a few pixels of grain or dust) do not count.
-        let found = InkComponents.label(width: w, height: h, seed: { mask[$0] }, grow: { mask[$0] })
-        let largest = found.components.map(\.pixels.count).max() ?? 0
+        let largest = pieces.map(\.pixels.count).max() ?? 0
         guard largest > 0 else { return [] }
         var keep = [Bool](repeating: false, count: w * h)
         // The pen measured on the page may be a margin's or a rule's; the mask's own strokes,
         // if thinner, are the writing's.
-        let stroke = min(pen, InkMap.strokeWidth(found.components, mask: mask, width: w, height: h))
+        let stroke = min(pen, InkMap.strokeWidth(pieces, mask: mask, width: w, height: h))
         let minimum = max(3, Int(stroke * stroke), largest / 40)
         var kept: [InkComponents.Component] = []
         // Thin pieces as tall as most of the image are what is left of rules, not writing; on a
         // crop cut tight around the writing (the other pieces at least half its height) one clear
         // of its top and bottom rows and no more than half again as tall as they are is a
         // stroke of it (an upright 1).
-        let candidates = found.components.filter { $0.pixels.count >= minimum }
+        let candidates = pieces.filter { $0.pixels.count >= minimum }
         let thinAndTall = { (c: InkComponents.Component) in Float(c.width) <= 1.5 * pen + 1 && 5 * c.height >= 3 * h }
         let writingHeight = candidates.filter { !thinAndTall($0) }.map(\.height).max() ?? 0
         let tallThin = { (c: InkComponents.Component) in

@@ -243,6 +243,7 @@ public final class LineReader: @unchecked Sendable {
             looks.append(read)
         }
         gap /= Float(1 + looks.count)   // like the digits' probabilities, the mean of the looks'
+        let firstLook = symbols
         symbols = LineDecoding.combined(symbols, further: looks)
         let missed = 1 - gap   // the share of the reading's probability that no symbol was missed
         var digits: [ReadDigit] = []
@@ -278,9 +279,10 @@ public final class LineReader: @unchecked Sendable {
         reading.marks = marks
         reading.isNothingRead = nothingRead
         // A digit whose own columns hold ink that runs into the top or bottom of the image may be
-        // more than the photo shows: never answered, its probabilities halved. (A line running into
-        // the image's side is not marked: on real scans it is mostly a rule's remains, and a
-        // digit the side cuts is seldom read sure.)
+        // more than the photo shows: never answered, its probabilities halved. (A digit read
+        // where the line runs into the image's side is not marked: on real scans that is mostly a
+        // tight crop's whole digit or a rule's remains. A slice there that the model skipped is
+        // a digit of its own: `skippedSlices`.)
         if marksCutDigits, !strip.cutByFrame.isEmpty, !nothingRead {
             // The digits are the symbols other than marks, in order.
             // Each cut pixel column goes to the nearest digit's columns, within one column of
@@ -296,6 +298,56 @@ public final class LineReader: @unchecked Sendable {
             }
             reading.markCutByFrame(at: cut.sorted())
         }
+        if marksCutDigits, !nothingRead, !strip.cutBySides.isEmpty {
+            let skipped = try skippedSlices(strip, drawn: drawn, read: firstLook, markSpans: symbols.filter { $0.symbol == LineSymbols.mark }.map {
+                (x0 + Float($0.first) * step, x0 + Float($0.last + 1) * step)
+            })
+            reading.addCutBySides(strip, skipped)
+        }
         return reading
+    }
+
+    /// The slices of digits that the image's left or right side cuts (`LineImage.cutBySides`)
+    /// which the model skipped: the strip read again (one look) with the slice's columns blank
+    /// reads the same digits as `read` (the first look's symbols). A slice read as a digit (a
+    /// tight crop's digit touching its side: without it a digit is lost) or as a mark (an
+    /// amount's `/-` running into the crop's edge; `markSpans`, strip pixels) is not one.
+    private func skippedSlices(_ strip: LineImage, drawn: Drawn, read: [LineSymbol], markSpans: [(Float, Float)]) throws -> [Range<Float>] {
+        let digits = read.map(\.symbol).filter { $0 != LineSymbols.mark }
+        return try strip.cutBySides.filter { side in
+            guard !markSpans.contains(where: { $0.0 <= side.upperBound && $0.1 >= side.lowerBound }) else { return false }
+            var blank = drawn
+            let from = max(0, Int((side.lowerBound * drawn.stretch).rounded(.down)))
+            let to = min(drawn.width, Int((side.upperBound * drawn.stretch).rounded(.up)))
+            guard from < to else { return false }
+            for y in 0..<LineImage.height { for x in from..<to { blank.pixels[y * drawn.width + x] = 0 } }
+            let (logits, columns, _, _) = try logits(blank)
+            let again = logits.withUnsafeBufferPointer {
+                LineDecoding.decode($0.baseAddress!, frames: columns, classes: LineSymbols.classes.count, temperature: model.temperature).symbols
+            }
+            return again.map(\.symbol).filter { $0 != LineSymbols.mark } == digits
+        }
+    }
+}
+
+extension NumberReading {
+    /// Slices of digits that the image's left or right side cuts and the model skipped (`slices`,
+    /// strip pixels: `LineReader.skippedSlices`): the rest of the number would be answered
+    /// without them. Each becomes a digit of its own, cut by the frame, with no guess: "?" at
+    /// that end, so the number is not answered.
+    mutating func addCutBySides(_ strip: LineImage, _ slices: [Range<Float>]) {
+        guard !slices.isEmpty else { return }
+        // One digit a side: the slices at the left, then those at the right, each side's joined.
+        let atLeft = slices.filter { $0.lowerBound < Float(strip.width) - $0.upperBound }
+        let atRight = slices.filter { $0.lowerBound >= Float(strip.width) - $0.upperBound }
+        for (side, left) in [(atLeft, true), (atRight, false)] {
+            guard let from = side.map(\.lowerBound).min(), let to = side.map(\.upperBound).max() else { continue }
+            let box = strip.clamped(InkBox(x0: strip.originX + from * strip.scale, y0: strip.originY + 0.2 * Float(LineImage.height) * strip.scale,
+                                           x1: strip.originX + to * strip.scale, y1: strip.originY + 0.8 * Float(LineImage.height) * strip.scale))
+            var cut = ReadDigit(digit: nil, confidence: 0, notADigit: 0, top: [], probabilities: [], box: box, strokes: [])
+            cut.isCutByFrame = true
+            digits.insert(cut, at: left ? 0 : digits.count)
+        }
+        updateTextAndConfidence()
     }
 }

@@ -164,6 +164,27 @@ final class ImageReaderTests: XCTestCase {
         XCTAssertTrue(InkMap(FloatImage(chalk)).lightInk)
     }
 
+    func testALitStripBetweenTwoShadowsIsNoCloseupOfAOne() throws {
+        // Fixtures/desk/lit-strip-8.jpg: an 8 on paper under two shadows, a strip of light between
+        // them running down the whole frame. The page's median is dark, and the close-up reader
+        // took such a page for a board: the lit strip was one broad stroke of chalk, read `1` at
+        // 99.4%. The close-up reader now takes the ink's polarity from the ink map (dark ink on
+        // paper, as the line reader does) and keeps light ink only for a page that is dark.
+        let photo = try ImageDecoder.read(path: TestPaths.fixtures.appendingPathComponent("desk/lit-strip-8.jpg").path)
+        let page = FloatImage(photo)
+        XCTAssertLessThan(Morphology.quantile(page.values, 0.5), 128)
+        XCTAssertFalse(LineImage(image: photo).lightInk, "dark ink on paper")
+        let strip = try XCTUnwrap(CloseupGlyph(page), "by the page's median, light ink: the lit strip")
+        XCTAssertTrue(strip.isCloseup)
+        XCTAssertEqual(try TestRecognizers.shipped().recognize(pixels: strip.pixels).digit, 1, "the strip alone looks like a 1")
+        XCTAssertFalse(CloseupGlyph(page, lightInk: false)?.isCloseup ?? false, "the 8 does not fill the frame")
+        let reading = try TestRecognizers.withPaperModel().read(image: photo)
+        XCTAssertEqual(reading.text, "8", reading.summary)
+        // A board stays a board: the chalk photo of Fixtures/paper.
+        let chalk = try ImageDecoder.read(path: TestPaths.fixtures.appendingPathComponent("paper/paper-0006.jpg").path)
+        XCTAssertTrue(LineImage(image: chalk).lightInk)
+    }
+
     func testAFiveWithASeparateHatIsOneDigit() throws {
         let five = try Self.fiveWithLoneHat()
         var rng = SplitMix64(seed: 1)

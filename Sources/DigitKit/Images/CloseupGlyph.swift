@@ -8,7 +8,9 @@ import Foundation
 /// scale is the frame's instead:
 ///
 /// 1. The image is reduced to about `side` pixels on its long side (area averaging); the ink is
-///    dark on light paper unless the image's median is dark (chalk on a board).
+///    dark on light paper unless the image's median is dark (chalk on a board) and the ink map
+///    the line reader made does not say dark ink (`lightInk`, when given): a page under two
+///    shadows is dark too, and its lit strip between them was taken for a stroke of chalk.
 /// 2. The paper is a grey closing over a square `closing` of the short side across, wider than
 ///    any stroke of a digit that fills the frame; it keeps a shadow's edge, a step wider than
 ///    the square. The ink is the darkening relative to that paper (so a shadow does not weaken
@@ -57,11 +59,13 @@ struct CloseupGlyph {
 
     var isCloseup: Bool { heightShare >= Self.closeupHeight && aspect <= Self.tallest && parts <= 2 }
 
-    init?(_ page: FloatImage) {
+    /// The glyph of `page`; `lightInk`: the ink map's polarity, if one was made (false keeps a
+    /// dark page's ink dark).
+    init?(_ page: FloatImage, lightInk given: Bool? = nil) {
         let small = page.reduced(toSide: Self.side)
         let w = small.width, h = small.height
         guard w >= 8, h >= 8 else { return nil }
-        let lightInk = Morphology.quantile(small.values, 0.5) < 128
+        let lightInk = Morphology.quantile(small.values, 0.5) < 128 && given != false
         let level = lightInk ? small.values.map { 255 - $0 } : small.values
         let radius = max(2, Int(Self.closing * Float(min(w, h))))
         let ink = Morphology.darkening(level, width: w, height: h, radius: radius)

@@ -96,11 +96,11 @@ extension DigitRecognizer {
                 // writing, if any, is in another band; the best scoring one that reads as a line.
                 for strip in others {
                     let reading = try lines.read(strip, marksCutDigits: options.marksCutDigits)
-                    if isLine(reading) { return options.readsCloseups ? readCloseup(image, reading) : reading }
+                    if isLine(reading) { return options.readsCloseups ? readCloseup(image, reading, lightInk: strip.lightInk) : reading }
                 }
             }
             let reading = NumberReading(lines: kept.isEmpty ? [readings[0]] : kept)
-            return options.readsCloseups ? readCloseup(image, reading) : reading
+            return options.readsCloseups ? readCloseup(image, reading, lightInk: strips[0].lightInk) : reading
         }
         let working = page.reduced(toSide: options.workingSide)
         let map = InkMap(working)
@@ -195,8 +195,8 @@ extension DigitRecognizer {
     ///   reads the whole glyph the same; the network's answer replaces it when at least `sure`;
     ///   otherwise its digits keep half their probability, and it is not answered.
     /// Otherwise the line reader's reading stands.
-    private func readCloseup(_ image: DecodedImage, _ reading: NumberReading) -> NumberReading {
-        guard reading.digits.count <= 2, let glyph = CloseupGlyph(FloatImage(image)), glyph.isCloseup else { return reading }
+    private func readCloseup(_ image: DecodedImage, _ reading: NumberReading, lightInk: Bool) -> NumberReading {
+        guard reading.digits.count <= 2, let glyph = CloseupGlyph(FloatImage(image), lightInk: lightInk), glyph.isCloseup else { return reading }
         let boxes = reading.digits.map(\.box)
         let region = boxes.first.map { first in boxes.dropFirst().reduce(first) { $0.union($1) } }
         if let region, glyph.inkShare(in: region) < CloseupGlyph.heldShare {

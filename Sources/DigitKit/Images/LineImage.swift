@@ -64,6 +64,8 @@ public struct LineImage: Sendable {
     /// side cuts and that looks like a digit of the line (`cutBySides(_:_:)`): a photo framed
     /// through its first or last digit. Empty when the writing fills the frame.
     public var cutBySides: [Range<Float>] = []
+    /// Whether the page's ink was found light on a dark ground (chalk on a board; `InkMap`).
+    public var lightInk = false
     /// The image's size in its own pixels (boxes are kept inside it).
     public var imageWidth: Float = 0, imageHeight: Float = 0
     /// The tilt the page was levelled from before the line was cut (`Skew`), nil for none: the
@@ -134,6 +136,8 @@ public struct LineImage: Sendable {
         var pen: Float
         /// The columns a column line was taken out of (`removeRules`).
         var columnLines: [Int]
+        /// The ink is light on a dark ground (`InkMap.lightInk`).
+        var lightInk: Bool
 
         init(_ page: FloatImage) {
             let map = InkMap(page)
@@ -160,6 +164,7 @@ public struct LineImage: Sendable {
             width = w
             height = h
             self.pen = pen
+            lightInk = map.lightInk
             self.pieces = InkComponents.label(width: w, height: h, seed: { mask[$0] }, grow: { mask[$0] }).components
             bands = LineImage.bands(ink, mask, pieces: self.pieces, width: w, height: h, pen: pen)
         }
@@ -216,6 +221,7 @@ public struct LineImage: Sendable {
             cut = [Bool](repeating: false, count: outWidth)
         }
         cutByFrame = cut
+        lightInk = prepared.lightInk
         let sides = Self.cutBySides(prepared, band)
         cutBySides = sides.map { ((Float($0.lowerBound) - x0) / scale)..<((Float($0.upperBound) - x0) / scale) }
         // The image's own size (a levelled page leaves out a band along each side).

@@ -639,6 +639,34 @@ final class ImageReaderTests: XCTestCase {
         }
     }
 
+    func testASliceAtThePhotosSideReadAsADigitIsNotSureUnlessTheCropFillsTheFrame() throws {
+        // "831" framed to leave 29 pixels of its 8 (the digits are 90 high): the model reads the
+        // 8's right half as a 3 ("331" at 99.9%). Where the writing is small in the frame (under
+        // half its height: a photo, not a crop cut around the number), such a digit is marked
+        // cut by the frame: its guess kept, halved, never answered.
+        let recognizer = try TestRecognizers.withPaperModel()
+        var rng = SplitMix64(seed: 2)
+        let paper = try Self.clean().render(Self.number(try [8, 3, 1].map { try TestPaths.digitDrawing($0) }, gap: 0.35), rng: &rng)
+        func crop(x0: Int, y0: Int = 0, y1: Int? = nil) throws -> DecodedImage {
+            let y1 = y1 ?? paper.height
+            var gray: [UInt8] = []
+            for y in y0..<y1 { gray += paper.gray[(y * paper.width + x0)..<(y * paper.width + paper.width)] }
+            return try Self.decoded(gray, width: paper.width - x0, height: y1 - y0)
+        }
+        let first = paper.digitBoxes[0]
+        let framed = try recognizer.read(image: try crop(x0: first.maxX - 29))
+        XCTAssertEqual(framed.digits.map(\.isCutByFrame), [true, false, false], framed.summary)
+        XCTAssertFalse(framed.isAnswered, framed.summary)
+        XCTAssertEqual(framed.digits.first?.top.first?.digit, 3, "the model's guess is kept: \(framed.summary)")
+        XCTAssertEqual(framed.digits.dropFirst().map { $0.digit.map(String.init) ?? "?" }.joined(), "31", framed.summary)
+        // A crop cut around the writing (the 8 whole and touching the left side, the image 1.4
+        // times the writing's height) reads its digit at the side as it is.
+        let top = paper.digitBoxes.map(\.y).min()!, bottom = paper.digitBoxes.map(\.maxY).max()!
+        let margin = (bottom - top) / 5
+        let tight = try recognizer.read(image: try crop(x0: first.x, y0: max(0, top - margin), y1: min(paper.height, bottom + margin)))
+        XCTAssertEqual(tight.text, "831", tight.summary)
+    }
+
     func testEveryLineOfAPhotoIsReadTopToBottom() throws {
         // Fixtures/paper's "9" (small, on a shadowed page) above its "5351", then below it.
         func photo(_ name: String) throws -> DecodedImage {

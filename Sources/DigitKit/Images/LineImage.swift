@@ -64,6 +64,10 @@ public struct LineImage: Sendable {
     /// side cuts and that looks like a digit of the line (`cutBySides(_:_:)`): a photo framed
     /// through its first or last digit. Empty when the writing fills the frame.
     public var cutBySides: [Range<Float>] = []
+    /// Where `cutBySides` found slices: whether the writing fills the image's height (its tallest
+    /// piece at least half of it), as in a crop cut around it, where a digit read at its side
+    /// may well be whole.
+    var fillsFrame = false
     /// Whether the page's ink was found light on a dark ground (chalk on a board; `InkMap`).
     public var lightInk = false
     /// The image's size in its own pixels (boxes are kept inside it).
@@ -223,7 +227,8 @@ public struct LineImage: Sendable {
         cutByFrame = cut
         lightInk = prepared.lightInk
         let sides = Self.cutBySides(prepared, band)
-        cutBySides = sides.map { ((Float($0.lowerBound) - x0) / scale)..<((Float($0.upperBound) - x0) / scale) }
+        cutBySides = sides.slices.map { ((Float($0.lowerBound) - x0) / scale)..<((Float($0.upperBound) - x0) / scale) }
+        fillsFrame = sides.tight
         // The image's own size (a levelled page leaves out a band along each side).
         imageWidth = Float(w) * toImage + 2 * (turn?.offsetX ?? 0)
         imageHeight = Float(h) * toImage + 2 * (turn?.offsetY ?? 0)
@@ -245,19 +250,19 @@ public struct LineImage: Sendable {
     /// column line between them (beyond one is the next column of a register). Each gives its
     /// own columns, those beside that piece. None when pieces at both sides, or a band from the
     /// top to the bottom, say the writing fills the frame (a tight crop or a close-up).
-    static func cutBySides(_ prepared: Prepared, _ band: Band) -> [Range<Int>] {
+    static func cutBySides(_ prepared: Prepared, _ band: Band) -> (slices: [Range<Int>], tight: Bool) {
         let w = prepared.width, h = prepared.height
-        guard band.top > 0 || band.bottom < h - 1 else { return [] }
+        guard band.top > 0 || band.bottom < h - 1 else { return ([], false) }
         func inBand(_ c: InkComponents.Component) -> Bool {
             2 * (max(0, min(c.y1, band.bottom) - max(c.y0, band.top) + 1)) >= c.height
         }
         let atSide = prepared.pieces.filter { ($0.x0 == 0 || $0.x1 == w - 1) && inBand($0) }
-        guard !atSide.isEmpty, !(atSide.contains { $0.x0 == 0 } && atSide.contains { $0.x1 == w - 1 }) else { return [] }
+        guard !atSide.isEmpty, !(atSide.contains { $0.x0 == 0 } && atSide.contains { $0.x1 == w - 1 }) else { return ([], false) }
         let minimum = max(3, Int(prepared.pen * prepared.pen))
         let others = prepared.pieces.filter { $0.x0 > 0 && $0.x1 < w - 1 && $0.pixels.count >= minimum && inBand($0) }
         // The writing's height: the tallest of the line's other pieces.
-        guard let tall = others.map(\.height).max() else { return [] }
-        return atSide.compactMap { c in
+        guard let tall = others.map(\.height).max() else { return ([], false) }
+        let slices: [Range<Int>] = atSide.compactMap { c in
             let long = Float(max(c.width, c.height)), dense = Float(c.pixels.count) > 0.6 * Float(c.width * c.height)
             guard long >= 0.2 * Float(tall), 2 * c.height <= 3 * tall, 2 * c.width <= 3 * tall,
                   !dense || Float(min(c.width, c.height)) <= 4 * prepared.pen else { return nil }
@@ -276,6 +281,7 @@ public struct LineImage: Sendable {
             // digit is read, if at all, where it stands alone).
             return c.x0 == 0 ? 0..<max(1, min(c.x1 + 1, others[k].x0)) : min(c.x1, max(c.x0, others[k].x1 + 1))..<w
         }
+        return (slices, 2 * tall >= h)
     }
 
     /// The least mean ink of a piece the page's side cuts, as a share of the writing's contrast.

@@ -281,8 +281,7 @@ public final class LineReader: @unchecked Sendable {
         // A digit whose own columns hold ink that runs into the top or bottom of the image may be
         // more than the photo shows: never answered, its probabilities halved. (A digit read
         // where the line runs into the image's side is not marked: on real scans that is mostly a
-        // tight crop's whole digit or a rule's remains. A slice there that the model skipped is
-        // a digit of its own: `skippedSlices`.)
+        // tight crop's whole digit or a rule's remains. Slices there are `sideSlices`'.)
         if marksCutDigits, !strip.cutByFrame.isEmpty, !nothingRead {
             // The digits are the symbols other than marks, in order.
             // Each cut pixel column goes to the nearest digit's columns, within one column of
@@ -299,40 +298,51 @@ public final class LineReader: @unchecked Sendable {
             reading.markCutByFrame(at: cut.sorted())
         }
         if marksCutDigits, !nothingRead, !strip.cutBySides.isEmpty {
-            let skipped = try skippedSlices(strip, drawn: drawn, read: firstLook, markSpans: symbols.filter { $0.symbol == LineSymbols.mark }.map {
+            let sides = try sideSlices(strip, drawn: drawn, read: firstLook, markSpans: symbols.filter { $0.symbol == LineSymbols.mark }.map {
                 (x0 + Float($0.first) * step, x0 + Float($0.last + 1) * step)
             })
-            reading.addCutBySides(strip, skipped)
+            reading.addCutBySides(strip, sides.skipped)
+            // A slice read as a digit, where the writing is small in the frame (no crop cut
+            // around it): that digit may be more than the photo shows.
+            if !strip.fillsFrame, !reading.digits.isEmpty {
+                let first = sides.skipped.contains { $0.lowerBound < Float(strip.width) - $0.upperBound } ? 1 : 0
+                let last = reading.digits.count - 1 - (sides.skipped.contains { $0.lowerBound >= Float(strip.width) - $0.upperBound } ? 1 : 0)
+                let cut = sides.read.map { $0.lowerBound < Float(strip.width) - $0.upperBound ? first : last }
+                reading.markCutByFrame(at: Set(cut.filter { reading.digits.indices.contains($0) }).sorted())
+            }
         }
         return reading
     }
 
-    /// The slices of digits that the image's left or right side cuts (`LineImage.cutBySides`)
-    /// which the model skipped: the strip read again (one look) with the slice's columns blank
-    /// reads the same digits as `read` (the first look's symbols). A slice read as a digit (a
-    /// tight crop's digit touching its side: without it a digit is lost) or as a mark (an
-    /// amount's `/-` running into the crop's edge; `markSpans`, strip pixels) is not one.
-    private func skippedSlices(_ strip: LineImage, drawn: Drawn, read: [LineSymbol], markSpans: [(Float, Float)]) throws -> [Range<Float>] {
+    /// The slices of digits that the image's left or right side cuts (`LineImage.cutBySides`),
+    /// by what the model made of them: `skipped`, when the strip read again (one look) with the
+    /// slice's columns blank reads the same digits as `read` (the first look's symbols); `read`,
+    /// when it reads other digits (the slice was read as a digit, or as part of one). A slice
+    /// read as a mark (an amount's `/-` running into the crop's edge; `markSpans`, strip pixels)
+    /// is neither.
+    private func sideSlices(_ strip: LineImage, drawn: Drawn, read: [LineSymbol], markSpans: [(Float, Float)]) throws
+        -> (skipped: [Range<Float>], read: [Range<Float>]) {
         let digits = read.map(\.symbol).filter { $0 != LineSymbols.mark }
-        return try strip.cutBySides.filter { side in
-            guard !markSpans.contains(where: { $0.0 <= side.upperBound && $0.1 >= side.lowerBound }) else { return false }
+        var slices: (skipped: [Range<Float>], read: [Range<Float>]) = ([], [])
+        for side in strip.cutBySides where !markSpans.contains(where: { $0.0 <= side.upperBound && $0.1 >= side.lowerBound }) {
             var blank = drawn
             let from = max(0, Int((side.lowerBound * drawn.stretch).rounded(.down)))
             let to = min(drawn.width, Int((side.upperBound * drawn.stretch).rounded(.up)))
-            guard from < to else { return false }
+            guard from < to else { continue }
             for y in 0..<LineImage.height { for x in from..<to { blank.pixels[y * drawn.width + x] = 0 } }
             let (logits, columns, _, _) = try logits(blank)
             let again = logits.withUnsafeBufferPointer {
                 LineDecoding.decode($0.baseAddress!, frames: columns, classes: LineSymbols.classes.count, temperature: model.temperature).symbols
             }
-            return again.map(\.symbol).filter { $0 != LineSymbols.mark } == digits
+            if again.map(\.symbol).filter({ $0 != LineSymbols.mark }) == digits { slices.skipped.append(side) } else { slices.read.append(side) }
         }
+        return slices
     }
 }
 
 extension NumberReading {
     /// Slices of digits that the image's left or right side cuts and the model skipped (`slices`,
-    /// strip pixels: `LineReader.skippedSlices`): the rest of the number would be answered
+    /// strip pixels: `LineReader.sideSlices`): the rest of the number would be answered
     /// without them. Each becomes a digit of its own, cut by the frame, with no guess: "?" at
     /// that end, so the number is not answered.
     mutating func addCutBySides(_ strip: LineImage, _ slices: [Range<Float>]) {

@@ -62,7 +62,8 @@ public struct LineImage: Sendable {
     public var cutLeft = false, cutRight = false
     /// The strip's columns (in strip pixels, left to right) of ink that the image's left or right
     /// side cuts and that looks like a digit of the line (`cutBySides(_:_:)`): a photo framed
-    /// through its first or last digit. Empty when the writing fills the frame.
+    /// through its first or last digit. Empty when the writing fills the frame, and on a page
+    /// that was levelled (its sides are not the image's).
     public var cutBySides: [Range<Float>] = []
     /// Where `cutBySides` found slices: whether the writing fills the image's height (its tallest
     /// piece at least half of it), as in a crop cut around it, where a digit read at its side
@@ -226,8 +227,12 @@ public struct LineImage: Sendable {
         }
         cutByFrame = cut
         lightInk = prepared.lightInk
-        let sides = Self.cutBySides(prepared, band)
-        cutBySides = sides.slices.map { ((Float($0.lowerBound) - x0) / scale)..<((Float($0.upperBound) - x0) / scale) }
+        // A levelled page leaves out a band along each side of the image (`Skew`): ink at its
+        // sides may be whole in the image.
+        let sides: (slices: [Range<Int>], tight: Bool) = turn == nil ? Self.cutBySides(prepared, band) : ([], false)
+        cutBySides = sides.slices.map { (x: Range<Int>) -> Range<Float> in
+            ((Float(x.lowerBound) - x0) / scale)..<((Float(x.upperBound) - x0) / scale)
+        }
         fillsFrame = sides.tight
         // The image's own size (a levelled page leaves out a band along each side).
         imageWidth = Float(w) * toImage + 2 * (turn?.offsetX ?? 0)

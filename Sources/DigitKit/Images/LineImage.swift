@@ -308,6 +308,16 @@ public struct LineImage: Sendable {
         isEmpty = false
     }
 
+    /// The box in the image of a digit read at strip columns `columns`: those columns, over the
+    /// middle 0.6 of the strip's height (the line's band), turned back and kept inside the image.
+    func digitBox(_ columns: Range<Float>) -> InkBox {
+        clamped(InkBox(x0: originX + columns.lowerBound * scale, y0: originY + 0.2 * Float(Self.height) * scale,
+                       x1: originX + columns.upperBound * scale, y1: originY + 0.8 * Float(Self.height) * scale))
+    }
+
+    /// Whether strip columns `columns` lie nearer the strip's left end than its right.
+    func isAtLeft(_ columns: Range<Float>) -> Bool { columns.lowerBound < Float(width) - columns.upperBound }
+
     /// `box` (in the levelled page, scaled to the image's pixels) turned back into the image when
     /// the page was tilted, and kept inside it (unchanged for a strip made from pixels).
     public func clamped(_ box: InkBox) -> InkBox {

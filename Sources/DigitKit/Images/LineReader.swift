@@ -248,11 +248,11 @@ public final class LineReader: @unchecked Sendable {
         let missed = 1 - gap   // the share of the reading's probability that no symbol was missed
         var digits: [ReadDigit] = []
         var marks: [InkBox] = []
-        let spans = Self.inkSpans(symbols.map { (x0 + Float($0.first) * step, x0 + Float($0.last + 1) * step) }, strip: strip)
+        // A symbol's own columns, in strip pixels.
+        func span(_ s: LineSymbol) -> (a: Float, b: Float) { (x0 + Float(s.first) * step, x0 + Float(s.last + 1) * step) }
+        let spans = Self.inkSpans(symbols.map { span($0) }, strip: strip)
         for (s, (sx0, sx1)) in zip(symbols, spans) {
-            var box = InkBox(x0: strip.originX + sx0 * strip.scale, y0: strip.originY + 0.2 * Float(LineImage.height) * strip.scale,
-                             x1: strip.originX + sx1 * strip.scale, y1: strip.originY + 0.8 * Float(LineImage.height) * strip.scale)
-            box = strip.clamped(box)
+            let box = strip.digitBox(sx0..<sx1)
             if s.symbol == LineSymbols.mark {
                 marks.append(box)
                 continue
@@ -286,9 +286,7 @@ public final class LineReader: @unchecked Sendable {
             // The digits are the symbols other than marks, in order.
             // Each cut pixel column goes to the nearest digit's columns, within one column of
             // them (a digit's symbol may stand on a column beside the ink the frame cuts).
-            let spans = symbols.filter { $0.symbol != LineSymbols.mark }.map {
-                (a: x0 + Float($0.first) * step, b: x0 + Float($0.last + 1) * step)
-            }
+            let spans = symbols.filter { $0.symbol != LineSymbols.mark }.map(span)
             var cut = Set<Int>()
             for x in strip.cutByFrame.indices where strip.cutByFrame[x] {
                 let c = Float(x) + 0.5
@@ -298,16 +296,16 @@ public final class LineReader: @unchecked Sendable {
             reading.markCutByFrame(at: cut.sorted())
         }
         if marksCutDigits, !nothingRead, !strip.cutBySides.isEmpty {
-            let sides = try sideSlices(strip, drawn: drawn, read: firstLook, markSpans: symbols.filter { $0.symbol == LineSymbols.mark }.map {
-                (x0 + Float($0.first) * step, x0 + Float($0.last + 1) * step)
-            })
+            let markSpans = symbols.filter { $0.symbol == LineSymbols.mark }.map(span)
+            let sides = try sideSlices(strip, drawn: drawn, read: firstLook, markSpans: markSpans)
             reading.addCutBySides(strip, sides.skipped)
             // A slice read as a digit, where the writing is small in the frame (no crop cut
             // around it): that digit may be more than the photo shows.
             if !strip.fillsFrame, !reading.digits.isEmpty {
-                let first = sides.skipped.contains { $0.lowerBound < Float(strip.width) - $0.upperBound } ? 1 : 0
-                let last = reading.digits.count - 1 - (sides.skipped.contains { $0.lowerBound >= Float(strip.width) - $0.upperBound } ? 1 : 0)
-                let cut = sides.read.map { $0.lowerBound < Float(strip.width) - $0.upperBound ? first : last }
+                // The digits at the ends, past a `?` just added there.
+                let first = sides.skipped.contains(where: strip.isAtLeft) ? 1 : 0
+                let last = reading.digits.count - 1 - (sides.skipped.contains { !strip.isAtLeft($0) } ? 1 : 0)
+                let cut = sides.read.map { strip.isAtLeft($0) ? first : last }
                 reading.markCutByFrame(at: Set(cut.filter { reading.digits.indices.contains($0) }).sorted())
             }
         }
@@ -320,11 +318,11 @@ public final class LineReader: @unchecked Sendable {
     /// when it reads other digits (the slice was read as a digit, or as part of one). A slice
     /// read as a mark (an amount's `/-` running into the crop's edge; `markSpans`, strip pixels)
     /// is neither.
-    private func sideSlices(_ strip: LineImage, drawn: Drawn, read: [LineSymbol], markSpans: [(Float, Float)]) throws
+    private func sideSlices(_ strip: LineImage, drawn: Drawn, read: [LineSymbol], markSpans: [(a: Float, b: Float)]) throws
         -> (skipped: [Range<Float>], read: [Range<Float>]) {
         let digits = read.map(\.symbol).filter { $0 != LineSymbols.mark }
         var slices: (skipped: [Range<Float>], read: [Range<Float>]) = ([], [])
-        for side in strip.cutBySides where !markSpans.contains(where: { $0.0 <= side.upperBound && $0.1 >= side.lowerBound }) {
+        for side in strip.cutBySides where !markSpans.contains(where: { $0.a <= side.upperBound && $0.b >= side.lowerBound }) {
             var blank = drawn
             let from = max(0, Int((side.lowerBound * drawn.stretch).rounded(.down)))
             let to = min(drawn.width, Int((side.upperBound * drawn.stretch).rounded(.up)))
@@ -348,13 +346,10 @@ extension NumberReading {
     mutating func addCutBySides(_ strip: LineImage, _ slices: [Range<Float>]) {
         guard !slices.isEmpty else { return }
         // One digit a side: the slices at the left, then those at the right, each side's joined.
-        let atLeft = slices.filter { $0.lowerBound < Float(strip.width) - $0.upperBound }
-        let atRight = slices.filter { $0.lowerBound >= Float(strip.width) - $0.upperBound }
+        let atLeft = slices.filter(strip.isAtLeft), atRight = slices.filter { !strip.isAtLeft($0) }
         for (side, left) in [(atLeft, true), (atRight, false)] {
             guard let from = side.map(\.lowerBound).min(), let to = side.map(\.upperBound).max() else { continue }
-            let box = strip.clamped(InkBox(x0: strip.originX + from * strip.scale, y0: strip.originY + 0.2 * Float(LineImage.height) * strip.scale,
-                                           x1: strip.originX + to * strip.scale, y1: strip.originY + 0.8 * Float(LineImage.height) * strip.scale))
-            var cut = ReadDigit(digit: nil, confidence: 0, notADigit: 0, top: [], probabilities: [], box: box, strokes: [])
+            var cut = ReadDigit(digit: nil, confidence: 0, notADigit: 0, top: [], probabilities: [], box: strip.digitBox(from..<to), strokes: [])
             cut.isCutByFrame = true
             digits.insert(cut, at: left ? 0 : digits.count)
         }

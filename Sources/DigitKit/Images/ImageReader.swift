@@ -85,9 +85,17 @@ extension DigitRecognizer {
             let (strips, others) = LineImage.linesAndOthers(image: image, workingSide: options.workingSide)
             guard !strips.isEmpty else { return NumberReading(text: "", confidence: 0, digits: [], threshold: threshold) }
             // A further line in which the model reads nothing, or nothing that is even half sure
-            // (an underline's band, a smudge, the edge of the next row), is no line.
+            // (an underline's band, a smudge, the edge of the next row), is no line. Where the
+            // line's looks spelled it differently, every digit kept half its probability, and a
+            // line of clear writing with one doubtful digit was dropped (the number below it
+            // answered alone): such a line is one when the median of its symbols' probabilities
+            // of a digit before the halving is at the threshold (the next row's edge on a
+            // register's crop is not, nor a printed word beside the number read as letters).
             func isLine(_ reading: NumberReading) -> Bool {
-                !reading.isNothingRead && reading.digits.contains { max($0.confidence, $0.notADigit) >= 0.5 }
+                guard !reading.isNothingRead else { return false }
+                guard reading.looksDisagree else { return reading.digits.contains { max($0.confidence, $0.notADigit) >= 0.5 } }
+                let sure = reading.digits.map(\.confidence).sorted(), n = sure.count
+                return n > 0 && sure[(n - 1) / 2] + sure[n / 2] >= reading.threshold   // twice the median
             }
             let readings = try strips.map { try lines.read($0, marksCutDigits: options.marksCutDigits) }
             let kept = readings.count == 1 ? readings : readings.filter(isLine)

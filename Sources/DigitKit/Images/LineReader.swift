@@ -68,11 +68,9 @@ enum LineDecoding {
     /// aside), each of them gets the mean of its looks' probabilities; when any look spells
     /// otherwise, every symbol keeps half its probabilities, so nothing of it is answered.
     static func combined(_ first: [LineSymbol], further: [[LineSymbol]]) -> [LineSymbol] {
-        func spelling(_ look: [LineSymbol]) -> [LineSymbol] { look.filter { $0.symbol != LineSymbols.mark } }
-        let spelled = spelling(first).map(\.symbol)
         let looks = further.map(spelling)
         var symbols = first
-        guard looks.allSatisfy({ $0.map(\.symbol) == spelled }) else {
+        guard agree(first, further: further) else {
             for i in symbols.indices { symbols[i].probabilities = symbols[i].probabilities.map { $0 * 0.5 } }
             return symbols
         }
@@ -86,6 +84,15 @@ enum LineDecoding {
         }
         return symbols
     }
+
+    /// Whether the further looks spell the same digits and letters as the first (marks aside).
+    static func agree(_ first: [LineSymbol], further: [[LineSymbol]]) -> Bool {
+        let spelled = spelling(first).map(\.symbol)
+        return further.allSatisfy { spelling($0).map(\.symbol) == spelled }
+    }
+
+    /// A look's symbols other than marks.
+    private static func spelling(_ look: [LineSymbol]) -> [LineSymbol] { look.filter { $0.symbol != LineSymbols.mark } }
 
     /// The best path's symbols (for training's validation).
     static func greedy(_ logits: UnsafePointer<Float>, frames t: Int, classes c: Int, temperature: Float) -> [LineSymbol] {
@@ -244,6 +251,7 @@ public final class LineReader: @unchecked Sendable {
         }
         gap /= Float(1 + looks.count)   // like the digits' probabilities, the mean of the looks'
         let firstLook = symbols
+        let looksAgree = LineDecoding.agree(symbols, further: looks)
         symbols = LineDecoding.combined(symbols, further: looks)
         let missed = 1 - gap   // the share of the reading's probability that no symbol was missed
         var digits: [ReadDigit] = []
@@ -278,6 +286,7 @@ public final class LineReader: @unchecked Sendable {
         var reading = NumberReading(digits: digits, threshold: threshold)
         reading.marks = marks
         reading.isNothingRead = nothingRead
+        reading.looksDisagree = !looksAgree
         // A digit whose own columns hold ink that runs into the top or bottom of the image may be
         // more than the photo shows: never answered, its probabilities halved. (A digit read
         // where the line runs into the image's side is not marked: on real scans that is mostly a

@@ -66,6 +66,9 @@ public struct NumberReading: Sendable {
     /// True when the paper reader found ink but read no digit or letter in it (a smudge, an
     /// underline alone, only marks): "not sure".
     public internal(set) var isNothingRead = false
+    /// A line reading whose looks spelled the line differently (`LineDecoding.agree`): each digit
+    /// keeps half its probability.
+    var looksDisagree = false
     /// The digits of each line, top to bottom, as ranges of `digits` (one range for one line,
     /// none for an empty reading).
     public var lines: [Range<Int>] {

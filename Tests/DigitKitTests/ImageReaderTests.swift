@@ -624,6 +624,7 @@ final class ImageReaderTests: XCTestCase {
             guard reading.digits.count == 3 else { continue }
             XCTAssertEqual(reading.digits.map(\.isCutByFrame), [0, 1, 2].map { $0 == cut }, reading.summary)
             XCTAssertTrue(reading.summary.contains("digit \(cut + 1): cut by the image's edge"), reading.summary)
+            XCTAssertFalse(reading.summary.hasSuffix(": "), "a skipped slice has no candidates to list: \(reading.summary)")
             XCTAssertTrue(reading.jsonLine(source: "a.png", index: 0, label: nil).contains("\"cut_by_frame\":true"))
             // Its box is the slice's: at the cut side, inside the image.
             let box = reading.digits[cut].box

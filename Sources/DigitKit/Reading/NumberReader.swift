@@ -506,9 +506,11 @@ extension NumberReading {
         if isAnswered { return "\(text)  \(pct(confidence))" }
         if digits.count == 1, digits[0].isNotADigit { return "?  not a digit (\(pct(digits[0].notADigit)))" }
         let doubts = digits.enumerated().filter { $0.element.digit == nil }.map { i, d in
-            d.isNotADigit ? "digit \(i + 1): not a digit (\(pct(d.notADigit)))"
-                : (digits.count == 1 ? "not sure: " : "digit \(i + 1): ") + (d.isCutByFrame ? "cut by the image's edge: " : "")
-                + d.top.map { "\($0.digit) \(pct($0.probability))" }.joined(separator: ", ")
+            // A slice the frame cut that the paper model skipped has no candidates to give.
+            let candidates = d.top.map { "\($0.digit) \(pct($0.probability))" }.joined(separator: ", ")
+            return d.isNotADigit ? "digit \(i + 1): not a digit (\(pct(d.notADigit)))"
+                : (digits.count == 1 ? "not sure: " : "digit \(i + 1): ")
+                + (d.isCutByFrame ? (d.top.isEmpty ? "cut by the image's edge" : "cut by the image's edge: ") : "") + candidates
         }
         return "\(text)  " + doubts.joined(separator: "; ")
     }

@@ -98,6 +98,9 @@ enum Morphology {
         return out
     }
 
+    /// The middle value of `values` (the upper one of an even count), exactly; not empty.
+    static func median(_ values: [Float]) -> Float { values.sorted()[values.count / 2] }
+
     /// The `q` quantile (0…1) of gray levels (0…255), from a histogram with `binsPerLevel` bins a level.
     static func quantile<S: Sequence>(_ v: S, _ q: Float, binsPerLevel: Int = 1) -> Float where S.Element == Float {
         let bins = 256 * binsPerLevel

@@ -1,5 +1,24 @@
 import DigitFormats
 
+/// A photo as the sheet finders look at it (`PaperSheet`, `SheetEdges`): reduced to about
+/// `PaperSheet.side` pixels on its long side (`FloatImage.reduced`) and split by Otsu's threshold
+/// (`Morphology.otsu`) into bright and dark; made once for both. Nil for a page under 48 pixels a
+/// side or a view under 8 cells a side (a crop, not a photo of a sheet).
+struct SheetGrid {
+    let grid: FloatImage
+    let threshold: Float
+    let bright: [Bool]
+
+    init?(_ page: FloatImage) {
+        guard min(page.width, page.height) >= 48 else { return nil }
+        grid = page.reduced(toSide: PaperSheet.side)
+        guard grid.width >= 8, grid.height >= 8 else { return nil }
+        threshold = Morphology.otsu(grid.values)
+        let t = threshold
+        bright = grid.values.map { $0 >= t }
+    }
+}
+
 /// A sheet of paper lying on a darker surface that fills much of a photo: a note on a desk, a
 /// page on a scanner with its lid open. The reader looks for the writing on the sheet alone
 /// (`DigitRecognizer.read(image:options:)`): across the whole frame the desk is most of the
@@ -25,25 +44,6 @@ import DigitFormats
 /// deviations) above the desk's tone, the median of the frame's border, unless that runs out to
 /// more sides of the frame. The sheet's box is then cut in by `inset` of its size on each side
 /// (its edge and the shadow along it), in the decoded image's pixels.
-/// A photo as the sheet finders look at it (`PaperSheet`, `SheetEdges`): reduced to about
-/// `PaperSheet.side` pixels on its long side (`FloatImage.reduced`) and split by Otsu's threshold
-/// (`Morphology.otsu`) into bright and dark; made once for both. Nil for a page under 48 pixels a
-/// side or a view under 8 cells a side (a crop, not a photo of a sheet).
-struct SheetGrid {
-    let grid: FloatImage
-    let threshold: Float
-    let bright: [Bool]
-
-    init?(_ page: FloatImage) {
-        guard min(page.width, page.height) >= 48 else { return nil }
-        grid = page.reduced(toSide: PaperSheet.side)
-        guard grid.width >= 8, grid.height >= 8 else { return nil }
-        threshold = Morphology.otsu(grid.values)
-        let t = threshold
-        bright = grid.values.map { $0 >= t }
-    }
-}
-
 struct PaperSheet: Equatable {
     static let side = 160
     static let minArea: Float = 0.08
@@ -97,7 +97,7 @@ struct PaperSheet: Equatable {
         // border) and joins the bright part, unless that runs out over more of the frame.
         let edge = frame.map { values[$0] }.sorted()
         let desk = edge[edge.count / 2]
-        let spread = edge.map { abs($0 - desk) }.sorted()[edge.count / 2]
+        let spread = Morphology.median(edge.map { abs($0 - desk) })
         let clear = desk + max(deskMargin, 4 * spread)
         var inSheet = [Bool](repeating: false, count: values.count)
         for p in sheet.pixels { inSheet[p] = true }

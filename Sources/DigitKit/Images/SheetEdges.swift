@@ -57,9 +57,6 @@ struct SheetEdges {
         edges.reduce(-Float.infinity) { max($0, $1.beyond(x, y)) }
     }
 
-    /// The middle value of `values` (the upper one of an even count), not empty.
-    static func median(_ values: [Float]) -> Float { values.sorted()[values.count / 2] }
-
     /// The edges, in the decoded image's pixels; a pixel lies on the desk when it is beyond any of them.
     let edges: [Edge]
     /// The paper's tone beside them.
@@ -102,7 +99,7 @@ struct SheetEdges {
         let edges = found.map { e in
             Edge(a: e.a, b: e.b, c: f * (e.c - inset) + (f - 1) / 2 * (e.a + e.b))
         }
-        let tone = median(paperTones)
+        let tone = Morphology.median(paperTones)
         return SheetEdges(edges: edges, paper: UInt8(min(255, max(0, tone.rounded()))),
                           fill: grid.with(Self.fill(values, bright: bright, width: w, height: h, edges: found, paper: tone)))
     }
@@ -147,7 +144,7 @@ struct SheetEdges {
         // No writing on the desk: few cells far darker than its tone.
         let sortedFar = far.sorted()
         let deskTone = sortedFar[sortedFar.count / 2]
-        let spread = median(far.map { abs($0 - deskTone) })
+        let spread = Morphology.median(far.map { abs($0 - deskTone) })
         // Writing on what is painted would be lost: few cells darker than the desk by its margin.
         let margin = max(PaperSheet.deskMargin, 4 * spread)
         var inky = 0
@@ -183,7 +180,7 @@ struct SheetEdges {
                 steps += 1
             }
             guard near.count >= 8, steps >= 4, Float(brightNear) >= minBright * Float(near.count) else { return nil }
-            let tone = median(near)
+            let tone = Morphology.median(near)
             let contrast = tone - deskTone
             guard contrast >= PaperSheet.minContrast, step / Float(steps) >= PaperSheet.minStep * contrast else { return nil }
             paper.append(tone)
@@ -192,7 +189,7 @@ struct SheetEdges {
         // hard edge bounds paper in shade, lighter than the desk beside it).
         let contrast = (paper.min() ?? 0) - deskTone
         guard sortedFar[sortedFar.count * 9 / 10] - sortedFar[sortedFar.count / 10] <= maxSpread * contrast else { return nil }
-        return (edges, median(paper))
+        return (edges, Morphology.median(paper))
     }
 
     /// Up to `count` straight lines through `points`: each the line through two of them that the
@@ -257,7 +254,7 @@ struct SheetEdges {
                         if bright[yy * w + xx], depth(edges, Float(xx), Float(yy)) <= -inset { sample.append(values[yy * w + xx]) }
                     }
                 }
-                if !sample.isEmpty { out[y * w + x] = median(sample) }
+                if !sample.isEmpty { out[y * w + x] = Morphology.median(sample) }
             }
         }
         return out

@@ -23,7 +23,11 @@ struct FloatImage {
 
     /// Averages blocks of `k`×`k` pixels so the long side is at most `side`.
     func reduced(toSide side: Int) -> FloatImage {
-        let k = max(1, (max(width, height) + side - 1) / side)
+        reduced(by: max(1, (max(width, height) + side - 1) / side))
+    }
+
+    /// Averages blocks of `k`×`k` pixels (what is left over at the right and bottom is dropped).
+    func reduced(by k: Int) -> FloatImage {
         guard k > 1, width >= k, height >= k else { return self }
         let w = width / k, h = height / k
         var out = [Float](repeating: 0, count: w * h)

@@ -28,7 +28,9 @@ import Foundation
 ///    the line, and the ink's columns inside it give its extent. A band holding only a dash or
 ///    an underline counts half (a register's dash with the row's number below it).
 /// The strip is then cut with a margin of a quarter of the band's height around the line and
-/// scaled to `height` rows.
+/// scaled to `height` rows. A number far taller than the pen that wrote it seems, filling a crop,
+/// is looked for again on the page reduced (`Look`: a marker's number scanned at a high
+/// resolution, whose strokes' edges alone were found).
 public struct LineImage: Sendable {
     /// Rows of every strip (the line models' input height).
     public static let height = 32
@@ -45,7 +47,7 @@ public struct LineImage: Sendable {
     /// median pixel on its own row or column (`takeOutGrid`).
     static let gridInk: Float = 1.3
     /// Changes whenever the way strips are cut changes, so cached strips are made again.
-    public static let version = 13
+    public static let version = 14
 
     /// `height` × `width` ink strengths, row-major.
     public var pixels: [Float]
@@ -81,18 +83,58 @@ public struct LineImage: Sendable {
 
     /// The strip of `image`'s line of writing (`workingSide` bounds the resolution looked at).
     public init(image: DecodedImage, workingSide: Int = 1200) {
-        let page = FloatImage(image).reduced(toSide: workingSide)
-        self.init(page: page, toImage: Float(page.factor * image.scale))
-    }
-
-    init(page: FloatImage, toImage: Float) {
-        let (level, turn) = Skew.levelled(page, toImage: toImage)
-        let prepared = Prepared(level)
-        guard let best = prepared.bands.max(by: { $0.score < $1.score }) else {
+        let look = Look(image, workingSide: workingSide)
+        guard let best = look.best else {
             self = LineImage(empty: ())
             return
         }
-        self.init(prepared, best, toImage: toImage, turn: turn)
+        self.init(look.prepared, best, toImage: look.toImage, turn: look.turn)
+    }
+
+    /// A band of writing taller than this many working pixels may be looked at again, reduced
+    /// to bring it near `writingHeight` (`Look`).
+    static let tallestWriting = 48
+    static let writingHeight: Float = 36
+    /// A band at least this many pen widths tall is more than writing in that pen: the ink map
+    /// found only the edges of broader strokes (`Look`).
+    static let pensTall: Float = 20
+
+    /// The page as the line cut looks at it: the image reduced to at most `workingSide` pixels on
+    /// its long side, levelled (`Skew`), and its ink prepared (`Prepared`: margins and rules
+    /// taken out, bands of writing found). The ink map's windows and blocks are sized for
+    /// writing a few dozen pixels tall (a scan's row number, a note in a photo). A marker's
+    /// number cut tight and scanned at a higher resolution is much taller than that, and its
+    /// strokes fill the ink map's blocks: only their edges depart from the paper, the pen is
+    /// measured a few pixels wide, and the bits found read as nothing sure (at three times the
+    /// resolution, such crops lost half their answers). So when the heaviest band is taller than
+    /// `tallestWriting`, fills at least two fifths of the page's height, is at least `pensTall`
+    /// pen widths tall and half as wide again as tall (a number; one glyph filling the frame is
+    /// a close-up, which `CloseupGlyph` reads), the page is looked at again reduced by a whole
+    /// factor, the band then about `writingHeight` tall, and that look is the one cut.
+    struct Look {
+        var prepared: Prepared
+        var toImage: Float
+        var turn: Skew.Turn?
+        var best: Band? { prepared.bands.max(by: { $0.score < $1.score }) }
+
+        init(_ image: DecodedImage, workingSide: Int) {
+            let page = FloatImage(image).reduced(toSide: workingSide)
+            self.init(page, scale: image.scale)
+            guard let band = best else { return }
+            let tall = band.bottom - band.top + 1, wide = band.right - band.left + 1
+            if tall > LineImage.tallestWriting, 5 * tall >= 2 * page.height, 2 * wide >= 3 * tall,
+               Float(tall) >= LineImage.pensTall * prepared.pen {
+                let k = Int(Float(tall) / LineImage.writingHeight)
+                if k >= 2, page.width / k >= 16, page.height / k >= 16 { self.init(page.reduced(by: k), scale: image.scale) }
+            }
+        }
+
+        private init(_ page: FloatImage, scale: Int) {
+            toImage = Float(page.factor * scale)
+            let (level, turn) = Skew.levelled(page, toImage: toImage)
+            self.turn = turn
+            prepared = Prepared(level)
+        }
     }
 
     /// Every line of writing of `image`, top to bottom: the main line (as `init(image:)` finds it)
@@ -109,11 +151,9 @@ public struct LineImage: Sendable {
     /// when the lines hold nothing to read (a dash or a ditto mark in the middle of a register's
     /// cell, the number itself low in the crop).
     public static func linesAndOthers(image: DecodedImage, workingSide: Int = 1200) -> (lines: [LineImage], others: [LineImage]) {
-        let page = FloatImage(image).reduced(toSide: workingSide)
-        let toImage = Float(page.factor * image.scale)
-        let (level, turn) = Skew.levelled(page, toImage: toImage)
-        let prepared = Prepared(level)
-        guard let best = prepared.bands.max(by: { $0.score < $1.score }) else { return ([], []) }
+        let look = Look(image, workingSide: workingSide)
+        let prepared = look.prepared, toImage = look.toImage, turn = look.turn
+        guard let best = look.best else { return ([], []) }
         let h = Float(prepared.height)
         let others = prepared.bands.filter { band in
             let middle = Float(band.top + band.bottom) / 2 / h

@@ -595,6 +595,27 @@ final class LineReaderTests: XCTestCase {
         }
     }
 
+    func testInkMap_ARegisterCropAtHalfItsResolutionKeepsDarkInk() throws {
+        // Real crops of the parish validation split halved (a scan at half the resolution:
+        // 69×118, a small crop for the ink map). The black scanner margin's soft edge made the
+        // ink map's one-threshold split of a small crop light ink on dark with a pen 19.7 pixels
+        // broad (the paper taken for strokes of chalk), and nothing was read ("?"). On a page
+        // whose median is light, a split into light ink is no longer taken.
+        guard let folder = TestPaths.requireParishValidation() else { return }
+        let recognizer = try shippedRecognizer()
+        for (file, label) in [("died_K2709_0099a-DM_row_id_3.Jpg", "5"), ("died_K2709_0101a-DM_row_id_3.Jpg", "13"),
+                              ("died_K2709_0118a-DM_row_id_3.Jpg", "79")] {
+            let image = try ImageDecoder.read(path: folder.appendingPathComponent(file).path, maxSide: 1200)
+            let page = FloatImage(image).reduced(by: 2)
+            let half = DecodedImage(width: page.width, height: page.height, gray: page.values.map { UInt8(min(255, max(0, $0.rounded()))) },
+                                    format: .pnm, color: .gray, bitDepth: 8)
+            XCTAssertLessThan(max(half.width, half.height), 144, "\(file): a small crop")
+            XCTAssertFalse(InkMap(FloatImage(half)).lightInk, "\(file): dark ink on paper")
+            let reading = try recognizer.read(image: half)
+            XCTAssertEqual(reading.text, label, "\(file): \(reading.summary)")
+        }
+    }
+
     /// `image`'s gray enlarged `k` times by linear interpolation.
     private static func enlarged(_ image: DecodedImage, by k: Int) -> DecodedImage {
         let w = image.width, h = image.height, ow = w * k, oh = h * k

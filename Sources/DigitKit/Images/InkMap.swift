@@ -131,7 +131,10 @@ struct FloatImage {
 ///    crop (blocks of 8 pixels, the least: under 144 pixels), where the coarse blocks would span
 ///    most of the crop, the split is made on the paper inside a dark border (`paperColumns`,
 ///    `paperRows`) and taken without the test whenever its strokes are that wide: a number cut
-///    tight runs into the crop's edge.
+///    tight runs into the crop's edge. A split into light ink is taken only on a page whose
+///    median is darker than 128 (a board): a register's crop scanned at half the resolution, a
+///    small crop beside a black margin, was split into light ink 20 pixels broad, the paper
+///    taken for chalk.
 /// 3. **Background.** A grey closing (for dark ink; for light ink the same on the inverted page)
 ///    over a square three pen widths across (at most a tenth of the long side, or 1.5 pen widths
 ///    and two pixels if that is wider) fills every stroke in with the paper around it and
@@ -165,14 +168,15 @@ struct InkMap {
         // needs no such check. On a small crop (under 144 pixels: its blocks are the smallest, 8
         // pixels, and the confirming blocks would span most of it) such strokes are a marker's,
         // the split leaves out a dark border beside the paper, and the writing may touch the
-        // crop's edge (the split itself allows a quarter of the border).
+        // crop's edge (the split itself allows a quarter of the border). Light ink from the split
+        // only on a dark page: on a light one it is the paper (beside a black margin).
         let small = block == 8
         let splitColumns = small ? paperColumns : 0..<w, splitRows = small ? rows : 0..<h
         // A page with a dark border has its border on the ink's side for that reason, not a
         // shadow's: it is not flattened.
         let bordered = paperColumns.count < w || rows.count < h
         if let broad = Self.split(page, paper: splitColumns, rows: splitRows, flattening: !bordered),
-           broad.strokeWidth > 1.5 * found.strokeWidth {
+           broad.strokeWidth > 1.5 * found.strokeWidth, !broad.lightInk || Morphology.quantile(page.values, 0.5) < 128 {
             let filled = 3 * broad.strokeWidth > Float(block) && (broad.inkOnBorder <= 0.05 || small)
             if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, rows: rows, noise: found.noise) {
                 found = (broad.lightInk, broad.strokeWidth, found.noise)

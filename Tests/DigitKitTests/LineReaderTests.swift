@@ -616,22 +616,12 @@ final class LineReaderTests: XCTestCase {
         }
     }
 
-    /// `image`'s gray enlarged `k` times by linear interpolation.
+    /// `image`'s gray enlarged `k` times by bilinear interpolation (`Morphology.enlarged`).
     private static func enlarged(_ image: DecodedImage, by k: Int) -> DecodedImage {
-        let w = image.width, h = image.height, ow = w * k, oh = h * k
-        var gray = [UInt8](repeating: 0, count: ow * oh)
-        for y in 0..<oh {
-            let sy = min(max((Float(y) + 0.5) / Float(k) - 0.5, 0), Float(h - 1))
-            let y0 = Int(sy), y1 = min(y0 + 1, h - 1), ay = sy - Float(y0)
-            for x in 0..<ow {
-                let sx = min(max((Float(x) + 0.5) / Float(k) - 0.5, 0), Float(w - 1))
-                let x0 = Int(sx), x1 = min(x0 + 1, w - 1), ax = sx - Float(x0)
-                func v(_ xx: Int, _ yy: Int) -> Float { Float(image.gray[yy * w + xx]) }
-                let top = v(x0, y0) + (v(x1, y0) - v(x0, y0)) * ax, bottom = v(x0, y1) + (v(x1, y1) - v(x0, y1)) * ax
-                gray[y * ow + x] = UInt8(min(255, max(0, top + (bottom - top) * ay + 0.5)))
-            }
-        }
-        return DecodedImage(width: ow, height: oh, gray: gray, format: .pnm, color: .gray, bitDepth: 8)
+        let ow = image.width * k, oh = image.height * k
+        let values = Morphology.enlarged(image.gray.map(Float.init), width: image.width, height: image.height, by: k, toWidth: ow, height: oh)
+        return DecodedImage(width: ow, height: oh, gray: values.map { UInt8(min(255, max(0, $0 + 0.5))) }, format: .pnm, color: .gray,
+                            bitDepth: 8)
     }
 
     func testSigns_APrintedDollarSignBeforeTheNumberIsNoDigit() throws {

@@ -157,15 +157,21 @@ enum Morphology {
                 grid[by * gx + bx] = quantile(sample, q)
             }
         }
+        return enlarged(grid, width: gx, height: gy, by: block, toWidth: w, height: h)
+    }
+
+    /// `values` (`width` × `height`) enlarged `k` times each way by bilinear interpolation between
+    /// the pixels' centres, cut to `toWidth` × `height` (at most `k` times the size).
+    static func enlarged(_ values: [Float], width gx: Int, height gy: Int, by k: Int, toWidth w: Int, height h: Int) -> [Float] {
         var out = [Float](repeating: 0, count: w * h)
         for y in 0..<h {
-            let fy = min(max((Float(y) + 0.5) / Float(block) - 0.5, 0), Float(gy - 1))
+            let fy = min(max((Float(y) + 0.5) / Float(k) - 0.5, 0), Float(gy - 1))
             let y0 = Int(fy), y1 = min(y0 + 1, gy - 1), ty = fy - Float(y0)
             for x in 0..<w {
-                let fx = min(max((Float(x) + 0.5) / Float(block) - 0.5, 0), Float(gx - 1))
+                let fx = min(max((Float(x) + 0.5) / Float(k) - 0.5, 0), Float(gx - 1))
                 let x0 = Int(fx), x1 = min(x0 + 1, gx - 1), tx = fx - Float(x0)
-                let top = grid[y0 * gx + x0] * (1 - tx) + grid[y0 * gx + x1] * tx
-                let bottom = grid[y1 * gx + x0] * (1 - tx) + grid[y1 * gx + x1] * tx
+                let top = values[y0 * gx + x0] * (1 - tx) + values[y0 * gx + x1] * tx
+                let bottom = values[y1 * gx + x0] * (1 - tx) + values[y1 * gx + x1] * tx
                 out[y * w + x] = top * (1 - ty) + bottom * ty
             }
         }

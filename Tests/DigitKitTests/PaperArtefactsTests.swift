@@ -52,6 +52,16 @@ final class PaperArtefactsTests: XCTestCase {
         boxes.contains { $0.insetBy(-pad, -pad).contains(x: x, y: y) }
     }
 
+    /// The columns of the ink pixels (`inkMask`) outside every digit's box: a mark's or a separator's.
+    static func inkOutsideDigits(_ image: PaperImage) throws -> [Int] {
+        let mask = try XCTUnwrap(image.inkMask)
+        var outside: [Int] = []
+        for y in 0..<image.height {
+            for x in 0..<image.width where mask[y * image.width + x] > 0 && !inside(image.digitBoxes, x: x, y: y) { outside.append(x) }
+        }
+        return outside
+    }
+
     // MARK: - None
 
     func testNoArtefacts_GiveTheRenderersBytesAndLeaveTheGeneratorAlike() throws {
@@ -256,13 +266,7 @@ final class PaperArtefactsTests: XCTestCase {
                 XCTAssertEqual(image.effects.artefacts, ["marks"])
                 XCTAssertEqual(image.digitBoxes.count, 4)
                 XCTAssertEqual(image.width, renderer.width, "'\(mark)' seed \(seed): not frame-cut")
-                let mask = try XCTUnwrap(image.inkMask)
-                var outside: [Int] = []
-                for y in 0..<image.height {
-                    for x in 0..<image.width where mask[y * image.width + x] > 0 && !Self.inside(image.digitBoxes, x: x, y: y) {
-                        outside.append(x)
-                    }
-                }
+                let outside = try Self.inkOutsideDigits(image)
                 XCTAssertGreaterThan(outside.count, 3, "'\(mark)' seed \(seed): the mark's ink")
                 let last = image.digitBoxes[3]
                 let meanX = Float(outside.reduce(0, +)) / Float(max(1, outside.count))
@@ -276,6 +280,65 @@ final class PaperArtefactsTests: XCTestCase {
         XCTAssertEqual(PaperLabels.line(plain), "paper-0002.jpg\t7\t0,0,9,9")
         XCTAssertEqual(try PaperLabels.parse(PaperLabels.line(entry) + "\n" + PaperLabels.line(plain) + "\n", file: "labels.tsv"),
                        [entry, plain])
+    }
+
+    func testSeparators_BetweenDigitGroupsInRoomMadeForThemWhileTheLabelStaysTheDigits() throws {
+        var renderer = Self.upright()
+        renderer.keepsInkMask = true
+        renderer.frameCutShare = 1
+        // "1707": a thousands separator after the 1 ("1.707"), a decimal one before the 07 ("17,07").
+        for (decimal, slot) in [(Float(0), 0), (Float(1), 1)] {
+            var artefacts = Self.artefacts([.separators])
+            artefacts.decimalShare = decimal
+            for seed in 0..<4 as Range<UInt64> {
+                let (plain, image) = try Self.pair(artefacts, renderer, seed: seed)
+                let context = "decimal \(decimal) seed \(seed)"
+                XCTAssertEqual(image.label, "1707", context)
+                let marks = try XCTUnwrap(image.marks, context)
+                XCTAssertTrue([".", ",", "'"].contains(marks), "\(context): \(marks)")
+                if decimal == 1 { XCTAssertNotEqual(marks, "'", context) }
+                XCTAssertEqual(image.effects.artefacts, ["separators"], context)
+                XCTAssertEqual(image.digitBoxes.count, 4, context)
+                XCTAssertEqual(image.width, renderer.width, "\(context): not frame-cut")
+                // The separator's ink lies between the two digits it parts.
+                let outside = try Self.inkOutsideDigits(image)
+                XCTAssertGreaterThan(outside.count, 2, "\(context): the separator's ink")
+                let left = image.digitBoxes[slot], right = image.digitBoxes[slot + 1]
+                let meanX = Float(outside.reduce(0, +)) / Float(max(1, outside.count))
+                XCTAssertGreaterThan(meanX, Float(left.x + left.maxX) / 2, context)
+                XCTAssertLessThan(meanX, Float(right.x + right.maxX) / 2, context)
+                // Room was made for it: the two digits stand further apart, for their height, than without it.
+                func gap(_ p: PaperImage) -> Float {
+                    Float(p.digitBoxes[slot + 1].x - p.digitBoxes[slot].maxX) / Float(p.digitBoxes.map(\.height).max()!)
+                }
+                XCTAssertGreaterThan(gap(image), gap(plain) + 0.1, context)
+            }
+        }
+        // Fewer than four digits: none.
+        var rng = SplitMix64(seed: 1)
+        let short = NumberComposer().compose([PaperRendererTests.one, PaperRendererTests.seven, PaperRendererTests.zero], rng: &rng)
+        let image = try Self.artefacts([.separators]).render(short, with: renderer, rng: &rng)
+        XCTAssertNil(image.marks)
+        XCTAssertEqual(image.effects.artefacts, [])
+    }
+
+    func testSeparators_SyntheticLinesLabelThemAsMarksWhereTheyStand() throws {
+        let digits = [PaperRendererTests.one, PaperRendererTests.seven, PaperRendererTests.zero]
+        let records = (0..<30).map { DrawingRecord(source: "t", index: $0, line: nil, writer: 1, result: .success(digits[$0 % 3])) }
+        let lines = try SyntheticLines.make(records: records, count: 24, lengths: 4...7, seed: 5, separatorShare: 1, threads: 2)
+        XCTAssertEqual(lines.labels.count, 24)
+        for label in lines.labels {
+            // The digits with a separator (".") before each group of three from the right, or before
+            // the last two; perhaps a mark after the number.
+            var groups = label.split(separator: ".", omittingEmptySubsequences: false).map(\.count)
+            if groups.last == 0 { groups.removeLast() }
+            let decimal = groups.count == 2 && groups[1] == 2 && (2...5).contains(groups[0])
+            let thousands = groups.count >= 2 && (1...3).contains(groups[0]) && groups.dropFirst().allSatisfy { $0 == 3 }
+            XCTAssertTrue(decimal || thousands, label)
+        }
+        // None without the share: the same call as before separators came.
+        let plain = try SyntheticLines.make(records: records, count: 24, lengths: 4...7, seed: 5, threads: 2)
+        XCTAssertTrue(plain.labels.allSatisfy { $0.dropLast().allSatisfy(\.isNumber) }, "\(plain.labels)")
     }
 
     func testLight_StrongGradientOrSpotHeavyBlurAndLowQuality() throws {

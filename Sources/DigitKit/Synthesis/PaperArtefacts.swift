@@ -20,6 +20,11 @@ import Foundation
 ///   pen, as amounts have them. They are drawn with the number, so placed, turned and inked alike,
 ///   and are reported in `PaperImage.marks`, not in its `label` or `digitBoxes`. An image with
 ///   marks is not frame-cut (`PaperRenderer.frameCutShare`).
+/// - `separators`: a number of four digits or more written as an amount is: a thousands separator
+///   (`.`, `,` or `'`) before each group of three digits from the right, or a decimal separator
+///   (`.` or `,`) before the last two, in the writer's pen, the digits after it moved right to
+///   make room (`separatorRoom` writing heights). Reported with the marks in `PaperImage.marks`,
+///   not in the label. An image with separators is not frame-cut.
 /// - `light`: a strong gradient (`lightGradient`) or a lamp's spot (`lightSpot`: the renderer's
 ///   vignette, around a random centre), heavier blur (`lightBlur`, at most 5% of the smallest digit
 ///   height unless that is below its lower bound) and stronger JPEG compression (`lightQuality`).
@@ -52,7 +57,7 @@ import Foundation
 public struct PaperArtefacts: Sendable {
     /// The kinds of artefact, in the order they are drawn and listed.
     public enum Kind: String, CaseIterable, Sendable {
-        case margin, rules, print, pattern, marks, light, small, closeup, signs, grid
+        case margin, rules, print, pattern, marks, light, small, closeup, signs, grid, separators
     }
 
     /// The kinds that may be added.
@@ -120,6 +125,12 @@ public struct PaperArtefacts: Sendable {
     /// The marks `marks` may hold.
     public static let knownMarks: Set<String> = [".", ",", "=", "-", "/-"]
 
+    // MARK: Separators
+    /// Room made for a separator between two digits, in writing heights.
+    public var separatorRoom: ClosedRange<Float> = 0.22...0.38
+    /// Share of the numbers with separators that get a decimal separator (the rest: thousands).
+    public var decimalShare: Float = 0.4
+
     // MARK: Light
     /// The renderer's `gradient` for a strong gradient (half of the images with `light`).
     public var lightGradient: ClosedRange<Float> = 0.45...0.75
@@ -173,6 +184,16 @@ public struct PaperArtefacts: Sendable {
                 marksText = marked.mark
                 r.frameCutShare = 0
                 applied.insert(.marks)
+            }
+        }
+        if chosen.contains(.separators), lines == 1 {
+            var g = generator(.separators)
+            let markIndex = marksText == nil ? nil : n.strokeDigit.max()
+            if let separated = withSeparators(n, markIndex: markIndex, rng: &g) {
+                n = separated.number
+                marksText = separated.text + (marksText ?? "")
+                r.frameCutShare = 0
+                applied.insert(.separators)
             }
         }
         if chosen.contains(.closeup) {
@@ -284,12 +305,6 @@ public struct PaperArtefacts: Sendable {
                 return StrokePoint(x: ax + (bx - ax) * t - b * (by - ay) / length, y: ay + (by - ay) * t + b * (bx - ax) / length)
             }
         }
-        func dot(_ cx: Float, _ cy: Float, _ radius: Float) -> [StrokePoint] {
-            (0...6).map { k in
-                let a = Float(k) / 6 * 2 * .pi
-                return StrokePoint(x: cx + radius * cos(a), y: cy + radius * sin(a))
-            }
-        }
         var strokes: [[StrokePoint]]
         switch mark {
         case ".":
@@ -313,6 +328,72 @@ public struct PaperArtefacts: Sendable {
         out.drawing.strokes += strokes
         out.strokeDigit += Array(repeating: last + 1, count: strokes.count)
         return (out, mark)
+    }
+
+    /// `number` written as an amount (`separators`): the separators' strokes belong to the index
+    /// `markIndex` (the marks' own, when the number has marks) or one after every other, so the
+    /// renderer gives them the last box; `after` holds the positions of the digits a separator
+    /// follows. Nil for fewer than four digits.
+    func withSeparators(_ number: NumberComposer.Number, markIndex: Int?, rng: inout SplitMix64)
+        -> (number: NumberComposer.Number, text: String, after: [Int])? {
+        let digits = Array(Set(number.strokeDigit)).filter { $0 != markIndex }.sorted()
+        guard digits.count >= 4 else { return nil }
+        // Each digit's extent, in the drawing's units.
+        var boxes = [(x0: Float, y0: Float, x1: Float, y1: Float)?](repeating: nil, count: digits.count)
+        for (stroke, owner) in zip(number.drawing.strokes, number.strokeDigit) {
+            guard let slot = digits.firstIndex(of: owner) else { continue }
+            for p in stroke where p.x.isFinite && p.y.isFinite {
+                boxes[slot] = boxes[slot].map { (min($0.x0, p.x), min($0.y0, p.y), max($0.x1, p.x), max($0.y1, p.y)) }
+                    ?? (p.x, p.y, p.x, p.y)
+            }
+        }
+        let found = boxes.compactMap { $0 }
+        guard found.count == digits.count else { return nil }
+        let heights = found.map { $0.y1 - $0.y0 }.sorted()
+        let h = max(heights[heights.count / 2], 1e-3)
+        // After which digits a separator stands, and which.
+        let n = digits.count
+        let decimal = rng.nextFloat() < decimalShare
+        let after = decimal ? [n - 3] : (0..<(n - 1)).filter { (n - 1 - $0) % 3 == 0 }
+        let sign = decimal ? [".", ","][Int(rng.next() % 2)] : [".", ",", "'"][Int(rng.next() % 3)]
+        let rooms = after.map { _ in h * rng.uniform(separatorRoom.lowerBound, separatorRoom.upperBound) }
+        // How far each digit moves: the room of every separator before it; the marks move with the last.
+        func shift(ofSlot slot: Int) -> Float { zip(after, rooms).reduce(0) { $0 + ($1.0 < slot ? $1.1 : 0) } }
+        var out = number
+        for (k, owner) in number.strokeDigit.enumerated() {
+            let dx = shift(ofSlot: digits.firstIndex(of: owner) ?? n)
+            out.drawing.strokes[k] = number.drawing.strokes[k].map { var p = $0; p.x += dx; return p }
+        }
+        func jitter() -> Float { h * rng.uniform(-0.02, 0.02) }
+        var strokes: [[StrokePoint]] = []
+        for i in after {
+            let left = found[i], right = found[i + 1]
+            let x1 = left.x1 + shift(ofSlot: i), x2 = right.x0 + shift(ofSlot: i + 1)
+            let x = (x1 + x2) / 2 + jitter()
+            let bottom = max(left.y1, right.y1), top = min(left.y0, right.y0)
+            switch sign {
+            case ".":
+                strokes.append(dot(x, bottom - 0.04 * h + jitter(), 0.025 * h))
+            case ",":
+                let cy = bottom - 0.03 * h + jitter()
+                strokes.append(dot(x, cy, 0.02 * h) + [StrokePoint(x: x + 0.01 * h, y: cy),
+                                                      StrokePoint(x: x - 0.05 * h, y: cy + h * rng.uniform(0.14, 0.22))])
+            default:  // "'"
+                let y = top + h * rng.uniform(-0.02, 0.08)
+                strokes.append([StrokePoint(x: x + 0.03 * h, y: y), StrokePoint(x: x - 0.01 * h, y: y + h * rng.uniform(0.15, 0.25))])
+            }
+        }
+        out.drawing.strokes += strokes
+        out.strokeDigit += Array(repeating: markIndex ?? ((number.strokeDigit.max() ?? 0) + 1), count: strokes.count)
+        return (out, String(repeating: sign, count: after.count), after)
+    }
+
+    /// A pen's dot: a small circle of points around (`cx`, `cy`).
+    private func dot(_ cx: Float, _ cy: Float, _ radius: Float) -> [StrokePoint] {
+        (0...6).map { k in
+            let a = Float(k) / 6 * 2 * .pi
+            return StrokePoint(x: cx + radius * cos(a), y: cy + radius * sin(a))
+        }
     }
 
     // MARK: - Framing

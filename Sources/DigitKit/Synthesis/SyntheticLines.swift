@@ -4,16 +4,18 @@ import Foundation
 /// writer's pen digits (`NumberComposer`), rendered on paper as a camera takes them
 /// (`PaperRenderer`: grain, light, shadow, tilt, pen widths, blur, noise, JPEG), then decoded and
 /// cut to their line exactly as a real photo is (`LineImage`). Some carry marks written with
-/// amounts after the number (`.`, `,-`, `=`, `/-`), labelled as marks.
+/// amounts after the number (`.`, `,-`, `=`, `/-`), and some of four digits or more separators
+/// between their digits as amounts are written (`1.250.000`, `1250,00`), labelled as marks.
 public enum SyntheticLines {
     /// `count` lines of `lengths` digits by the writers of `records` (labelled single digits),
     /// reproducible from `seed`; images are made on `threads` threads.
     /// `artefacts` adds what real paper carries (`PaperArtefacts`: margins, rules, print, patterns,
     /// harsh light, tiny crops) to some of the photos; `penWidth` is the renderer's pen, a share
-    /// of the writing's height.
+    /// of the writing's height; `separatorShare` of the numbers of four digits or more are written
+    /// with separators (`PaperArtefacts.withSeparators`, labelled `.` where they stand).
     public static func make(records: [DrawingRecord], count: Int, lengths: ClosedRange<Int>, seed: UInt64,
                             composer: NumberComposer = NumberComposer(), artefacts: PaperArtefacts = PaperArtefacts(),
-                            penWidth: ClosedRange<Float> = PaperRenderer().penWidth,
+                            penWidth: ClosedRange<Float> = PaperRenderer().penWidth, separatorShare: Float = 0,
                             threads: Int = Parallel.processorCount, progress: (Int, Int) -> Void = { _, _ in }) throws -> LineSet {
         let byWriter = NumberComposer.byWriter(records, keep: { _ in true })
         guard !byWriter.isEmpty else { throw DigitError(.format, "no labelled single digits to compose numbers from") }
@@ -29,7 +31,14 @@ public enum SyntheticLines {
             let number = numbers[k]
             var label = number.drawing.label ?? ""
             var drawn = number
-            if rng.nextFloat() < 0.25 { (drawn, label) = withMark(number, label: label, rng: &rng) }
+            if separatorShare > 0, rng.nextFloat() < separatorShare,
+               let separated = artefacts.withSeparators(number, markIndex: nil, rng: &rng) {
+                drawn = separated.number
+                var marked = ""
+                for (i, c) in label.enumerated() { marked.append(c); if separated.after.contains(i) { marked += "." } }
+                label = marked
+            }
+            if rng.nextFloat() < 0.25 { (drawn, label) = withMark(drawn, label: label, rng: &rng) }
             let image = try artefacts.render(drawn, with: renderer, rng: &rng)
             return (LineImage(image: try ImageDecoder.decode(try image.encoded(.jpeg), file: "synthetic")), label)
         }

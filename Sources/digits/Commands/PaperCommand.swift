@@ -74,6 +74,9 @@ struct PaperCommand: CLICommand {
                               grid     squared paper: thin lines both ways through the
                                        writing, a square half to once again the digits'
                                        height (or dots)
+                              separators  numbers of 4 digits or more as amounts are
+                                       written: 1.250.000, 12'500 or 1250,00 (the
+                                       separators go to MARKS, not the label)
       --artefact-rate P     probability of each of --artefacts per image, 0…1 (default 0.5)
       --glyph-file FILE     stroke-font glyphs for print and signs (default:
                             Fixtures/hershey/glyphs.jsonl)

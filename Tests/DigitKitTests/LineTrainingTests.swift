@@ -47,6 +47,18 @@ final class LineTrainingTests: XCTestCase {
         }
     }
 
+    func testLineRecipe_AFoldModelsSyntheticLinesNeverUseItsHeldOutWriters() {
+        let drawing = Drawing(strokes: [[StrokePoint(x: 0, y: 0), StrokePoint(x: 0, y: 10)]], label: "1")
+        let records = [3, 4, 6, 7, nil].enumerated().map { k, w in
+            DrawingRecord(source: "pen", index: k, line: nil, writer: w, result: .success(drawing))
+        }
+        var recipe = LineRecipe()
+        XCTAssertEqual(recipe.usable(records).map(\.writer), [3, 4, 6, 7, nil], "the shipped recipe: every writer")
+        recipe.heldOutWriters = [3, 6]
+        XCTAssertEqual(recipe.usable(records).map(\.writer), [4, 7, nil])
+        XCTAssertTrue(recipe.dataTag(.init(real: [], validation: "v", strokes: "pen", cache: nil)).hasSuffix(" held-out-writers=3,6"))
+    }
+
     func testLineTraining_TheSameOptionsGiveTheSameWeightsAndTheLossFalls() throws {
         let a = try trainer(options(epochs: 3)).run { _ in }
         let b = try trainer(options(epochs: 3)).run { _ in }

@@ -27,10 +27,16 @@ public struct LineRecipe: Sendable {
     /// signs need the glyph file: `Data.glyphs`).
     public var artefacts: Set<PaperArtefacts.Kind> = [.margin, .rules, .print, .pattern, .light, .small, .signs]
     public var artefactRate: Float = 0.25
+    /// Pen writers whose digits the synthetic lines never use (a fold model, for figures on
+    /// synthetic photos by writers it never saw); empty: all of them, as the shipped model.
+    public var heldOutWriters: Set<Int> = []
     /// The synthetic photos' pens, a share of the writing's height (0.16–0.22 is a marker).
     public var penWidth: ClosedRange<Float> = PaperRenderer().penWidth
     /// `penWidth` when it is not the renderer's own (the cache's and the record's tags name it).
     private var customPen: ClosedRange<Float>? { penWidth == PaperRenderer().penWidth ? nil : penWidth }
+    /// The share of the synthetic numbers of four digits or more written with separators between
+    /// their digits, as amounts are (`1.250.000`, `12'500`, `1250,00`; labelled as marks).
+    public var separators: Float = 0
     /// The share of the real training images also shown as a soft copy (`ScanDegradation`:
     /// blurred and recompressed, then cut like the others), made once per run with its own seed;
     /// 0 for none. The real crops are sharp: without soft copies the model read blurred numbers
@@ -109,12 +115,14 @@ public struct LineRecipe: Sendable {
         let kindsTag = artefacts.map(\.rawValue).sorted().joined(separator: "+")
         let gapTag = gap.map { "-gap\($0.lowerBound)..\($0.upperBound)" } ?? ""
             + (customPen.map { "-pen\($0.lowerBound)..\($0.upperBound)" } ?? "")
+            + (separators > 0 ? "-sep\(separators)" : "")
+            + (heldOutWriters.isEmpty ? "" : "-without\(heldOutWriters.sorted().map(String.init).joined(separator: "."))")
         let file = data.cache.map {
             ($0 as NSString).appendingPathComponent("strips-\(tag)-v\(LineImage.version)-\(kindsTag)\(artefactRate)-\(count)\(gapTag)"
                 + "-\(lengths.lowerBound)-\(lengths.upperBound)-\(seed).bin")
         }
         if let file, let cached = try? LineSet.read(cache: file, tag: tag) { return cached }
-        let records = try DrawingLoader.load(strokes)
+        let records = usable(try DrawingLoader.load(strokes))
         var kinds = artefacts
         var glyphs: [GlyphSamples.Glyph] = []
         if let file = data.glyphs { glyphs = try GlyphSamples.load(file) } else { kinds.subtract([.print, .signs]) }
@@ -122,9 +130,15 @@ public struct LineRecipe: Sendable {
         if let gap { composer.gap = gap }
         let made = try SyntheticLines.make(records: records, count: count, lengths: lengths, seed: seed, composer: composer,
                                            artefacts: PaperArtefacts(kinds: kinds, rate: artefactRate, glyphs: glyphs),
-                                           penWidth: penWidth, threads: threads) { done, all in progress("making \(tag) lines: \(done)/\(all)") }
+                                           penWidth: penWidth, separatorShare: separators, threads: threads) { done, all in progress("making \(tag) lines: \(done)/\(all)") }
         if let file { try made.write(cache: file, tag: tag) }
         return made
+    }
+
+    /// The drawings the synthetic lines may use: all but those of `heldOutWriters` (a drawing
+    /// without a writer is used).
+    func usable(_ records: [DrawingRecord]) -> [DrawingRecord] {
+        records.filter { record in record.writer.map { !heldOutWriters.contains($0) } ?? true }
     }
 
     /// The validation lines (cut from `data.validation`, cached like the training lines).
@@ -163,6 +177,8 @@ public struct LineRecipe: Sendable {
             + " artefacts=\(artefacts.map(\.rawValue).sorted().joined(separator: "+"))@\(artefactRate)"
             + (customPen.map { " pen=\($0.lowerBound)-\($0.upperBound)" } ?? "")
             + (softScans > 0 ? " soft-scans=\(softScans)" : "")
+            + (separators > 0 ? " separators=\(separators)" : "")
+            + (heldOutWriters.isEmpty ? "" : " held-out-writers=\(heldOutWriters.sorted().map(String.init).joined(separator: ","))")
     }
 
     /// Trains (resuming from `checkpoint` when it exists and matches, and writing it after every

@@ -105,6 +105,11 @@ struct TrainCommand: CLICommand {
                             blurred by 0.8-1.8% of the crop's shorter side (1-2.4 pixels
                             on a parish crop) and recompressed as JPEG at quality 20-60,
                             then cut like the others (default 0.25; 0 for none)
+      --separators P        this share of the synthetic numbers of 4 digits or more is
+                            written with separators between digit groups, as amounts are
+                            (1.250.000, 12'500, 1250,00), labelled as marks (default 0)
+      --holdout-writers L   pen writers the synthetic lines never use (a fold model for
+                            figures on photos by writers it never saw; default: none)
       --stretch F           draw the lines F times wider than cut for the model, when
                             training and reading (default 2: two equal digits that touch
                             get the blank column CTC needs between them; 1 as before)
@@ -293,6 +298,8 @@ struct TrainCommand: CLICommand {
         recipe.artefactRate = try args.float("--artefact-rate", default: recipe.artefactRate, range: 0...1)
         if let pen = try args.option("--pen-width") { recipe.penWidth = try PaperCommand.floatRange(pen, flag: "--pen-width", allowed: 0.005...0.5) }
         recipe.softScans = try args.float("--soft-scans", default: recipe.softScans, range: 0...1)
+        recipe.separators = try args.float("--separators", default: recipe.separators, range: 0...1)
+        if let holdout = try Writers.parse(try args.option("--holdout-writers"), "--holdout-writers") { recipe.heldOutWriters = holdout }
         recipe.start = try args.option("--start")
         var real: [String] = []
         while let r = try args.option("--real") { real.append(r) }

@@ -158,7 +158,8 @@ struct InkMap {
         let block = max(8, max(w, h) / 16)
         paperColumns = page.paperColumns
         let rows = page.paperRows
-        var found = Self.departures(page, block: block, paper: paperColumns, rows: rows)
+        let median = Morphology.quantile(page.values, 0.5)
+        var found = Self.departures(page, median: median, block: block, paper: paperColumns, rows: rows)
         // A broad pen (a marker filling a close-up) may fill whole blocks, whose level then follows
         // the ink, so that only the edges of its strokes depart from it. Where one threshold over
         // the page finds strokes much broader than that, with paper along most of the border, and
@@ -176,9 +177,9 @@ struct InkMap {
         // shadow's: it is not flattened.
         let bordered = paperColumns.count < w || rows.count < h
         if let broad = Self.split(page, paper: splitColumns, rows: splitRows, flattening: !bordered),
-           broad.strokeWidth > 1.5 * found.strokeWidth, !broad.lightInk || Morphology.quantile(page.values, 0.5) < 128 {
+           broad.strokeWidth > 1.5 * found.strokeWidth, !broad.lightInk || median < 128 {
             let filled = 3 * broad.strokeWidth > Float(block) && (broad.inkOnBorder <= 0.05 || small)
-            if filled || Self.confirms(broad, page: page, block: block, paper: paperColumns, rows: rows, noise: found.noise) {
+            if filled || Self.confirms(broad, page: page, median: median, block: block, paper: paperColumns, rows: rows, noise: found.noise) {
                 found = (broad.lightInk, broad.strokeWidth, found.noise)
             }
         }
@@ -197,7 +198,8 @@ struct InkMap {
     /// The polarity and the pen's width from the ink's departures from the page's level (the
     /// median of blocks `block` pixels across, interpolated), and the noise's deviation they were
     /// measured against (estimated from the page unless `noise` is given); steps 1 and 2 above.
-    private static func departures(_ page: FloatImage, block: Int, paper: Range<Int>, rows: Range<Int>,
+    /// `median` is the page's median pixel.
+    private static func departures(_ page: FloatImage, median: Float, block: Int, paper: Range<Int>, rows: Range<Int>,
                                    noise: Float? = nil) -> (lightInk: Bool, strokeWidth: Float, noise: Float) {
         let w = page.width, h = page.height
         let level = Morphology.blockQuantile(page.values, width: w, height: h, block: block, q: 0.5)
@@ -224,7 +226,6 @@ struct InkMap {
         // When the departures are not clear, a dark page means light ink (a board); a page only
         // half dark (paper under a hard shadow over half of it, whose lit side departs upwards
         // along the shadow's edge) goes by their balance.
-        let median = Morphology.quantile(page.values, 0.5)
         let lightInk = abs(evidence) < 1 ? median < darkPage || median < greyPage && evidence < 0 : evidence < 0
         // A rough mask of the ink for the pen's width.
         let sign: Float = lightInk ? 1 : -1
@@ -302,8 +303,8 @@ struct InkMap {
     /// Whether the departures from blocks three of `broad`'s strokes across, against the page's
     /// `noise`, find strokes of the same polarity at least half as broad.
     private static func confirms(_ broad: (lightInk: Bool, strokeWidth: Float, inkOnBorder: Float), page: FloatImage,
-                                 block: Int, paper: Range<Int>, rows: Range<Int>, noise: Float) -> Bool {
-        let coarse = departures(page, block: max(block, Int(3 * broad.strokeWidth)), paper: paper, rows: rows, noise: noise)
+                                 median: Float, block: Int, paper: Range<Int>, rows: Range<Int>, noise: Float) -> Bool {
+        let coarse = departures(page, median: median, block: max(block, Int(3 * broad.strokeWidth)), paper: paper, rows: rows, noise: noise)
         return coarse.lightInk == broad.lightInk && coarse.strokeWidth >= 0.5 * broad.strokeWidth
     }
 

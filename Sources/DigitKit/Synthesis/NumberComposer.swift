@@ -18,6 +18,8 @@ public struct NumberComposer: Sendable, Equatable {
     /// Space between the lines of a note (`stacked`), in line heights: from a line's lowest ink
     /// to the next line's highest.
     public var lineGap: Float = 0.6
+    /// Other hands put on the writer's digits (`WritingStyle`), or nil for the digits as drawn.
+    public var style: WritingStyle?
 
     public init() {}
 
@@ -35,7 +37,10 @@ public struct NumberComposer: Sendable, Equatable {
         var cursor: Float = 0
         var clock: Float = 0
         var label = ""
-        for (position, digit) in digits.enumerated() {
+        let hand = style.flatMap { $0.hand(rng: &rng) }
+        for (position, written) in digits.enumerated() {
+            var digit = written
+            if let style, let hand { digit = style.restyle(written, hand: hand, rng: &rng) }
             guard let box = Segmentation.box(digit.strokes.joined()) else { continue }
             let height = lineHeight * rng.uniform(size.lowerBound, size.upperBound)
             let scale = height / max(box.height, box.width * 0.25, 1e-6)

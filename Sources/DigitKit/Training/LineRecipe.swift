@@ -37,6 +37,9 @@ public struct LineRecipe: Sendable {
     /// The share of the synthetic numbers of four digits or more written with separators between
     /// their digits, as amounts are (`1.250.000`, `12'500`, `1250,00`; labelled as marks).
     public var separators: Float = 0
+    /// The share of the synthetic numbers written in another hand than their writer's
+    /// (`WritingStyle`: slant, width, turned and bent digits, variant forms); 0 for none.
+    public var writingStyles: Float = 0
     /// The share of the real training images also shown as a soft copy (`ScanDegradation`:
     /// blurred and recompressed, then cut like the others), made once per run with its own seed;
     /// 0 for none. The real crops are sharp: without soft copies the model read blurred numbers
@@ -116,6 +119,7 @@ public struct LineRecipe: Sendable {
         let gapTag = gap.map { "-gap\($0.lowerBound)..\($0.upperBound)" } ?? ""
             + (customPen.map { "-pen\($0.lowerBound)..\($0.upperBound)" } ?? "")
             + (separators > 0 ? "-sep\(separators)" : "")
+            + (writingStyles > 0 ? "-style\(writingStyles)" : "")
             + (heldOutWriters.isEmpty ? "" : "-without\(heldOutWriters.sorted().map(String.init).joined(separator: "."))")
         let file = data.cache.map {
             ($0 as NSString).appendingPathComponent("strips-\(tag)-v\(LineImage.version)-\(kindsTag)\(artefactRate)-\(count)\(gapTag)"
@@ -128,6 +132,7 @@ public struct LineRecipe: Sendable {
         if let file = data.glyphs { glyphs = try GlyphSamples.load(file) } else { kinds.subtract([.print, .signs]) }
         var composer = NumberComposer()
         if let gap { composer.gap = gap }
+        if writingStyles > 0 { composer.style = WritingStyle(share: writingStyles) }
         let made = try SyntheticLines.make(records: records, count: count, lengths: lengths, seed: seed, composer: composer,
                                            artefacts: PaperArtefacts(kinds: kinds, rate: artefactRate, glyphs: glyphs),
                                            penWidth: penWidth, separatorShare: separators, threads: threads) { done, all in progress("making \(tag) lines: \(done)/\(all)") }
@@ -178,6 +183,7 @@ public struct LineRecipe: Sendable {
             + (customPen.map { " pen=\($0.lowerBound)-\($0.upperBound)" } ?? "")
             + (softScans > 0 ? " soft-scans=\(softScans)" : "")
             + (separators > 0 ? " separators=\(separators)" : "")
+            + (writingStyles > 0 ? " writing-styles=\(writingStyles)" : "")
             + (heldOutWriters.isEmpty ? "" : " held-out-writers=\(heldOutWriters.sorted().map(String.init).joined(separator: ","))")
     }
 

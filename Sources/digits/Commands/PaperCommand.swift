@@ -43,6 +43,10 @@ struct PaperCommand: CLICommand {
                             uniformly, 0.005…0.5 (default 0.045-0.11; 0.16-0.22 is a marker)
       --ink KIND            pens: black, blue and dark blue ballpoint, pencil (default);
                             light: hard or worn pencil, a pale ballpoint, faded ink
+      --writing-styles P    this share of the numbers written in another hand than the
+                            writer's: slanted, wider or narrower, digits turned and bent,
+                            some 0s, 1s and 7s in variant forms, as the paper model's
+                            training lines can be (default 0: the writers' own hands)
       --gap A-B             space between the digits of a number in line heights, drawn
                             uniformly, -0.5…2; negative overlaps (default -0.1-0.6;
                             -0.2--0.05 makes touching digits)
@@ -110,6 +114,7 @@ struct PaperCommand: CLICommand {
             throw DigitError(.usage, "--ink takes pens or light, got '\(inkText)'")
         }
         let gap = try Self.floatRange(try args.option("--gap") ?? "-0.1-0.6", flag: "--gap", allowed: -0.5...2)
+        let styles = try args.float("--writing-styles", default: 0, range: 0...1)
         var artefacts = PaperArtefacts(kinds: try Self.artefacts(try args.option("--artefacts") ?? ""))
         artefacts.rate = try args.float("--artefact-rate", default: 0.5, range: 0...1)
         let glyphPath = try args.option("--glyph-file")
@@ -152,6 +157,7 @@ struct PaperCommand: CLICommand {
         // One line: the sets of earlier versions, image for image.
         var composer = NumberComposer()
         composer.gap = gap
+        if styles > 0 { composer.style = WritingStyle(share: styles) }
         let numbers = lineCounts == 1...1 ? composer.composeSet(byWriter, count: count, lengths: lengths, seed: seed)
             : composer.composeNotes(byWriter, count: count, lengths: lengths, lines: lineCounts, seed: seed)
         // One generator per image, derived from the seed: image k does not depend on how the

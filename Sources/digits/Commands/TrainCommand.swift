@@ -108,6 +108,9 @@ struct TrainCommand: CLICommand {
       --separators P        this share of the synthetic numbers of 4 digits or more is
                             written with separators between digit groups, as amounts are
                             (1.250.000, 12'500, 1250,00), labelled as marks (default 0)
+      --writing-styles P    this share of the synthetic numbers is written in another hand
+                            than its writer's: slanted, wider or narrower, digits turned
+                            and bent, some 0s, 1s and 7s in variant forms (default 0)
       --lengths A-B         digits per synthetic number (default 1-6; the touching ones
                             at least 2)
       --holdout-writers L   pen writers the synthetic lines never use (a fold model for
@@ -301,6 +304,7 @@ struct TrainCommand: CLICommand {
         if let pen = try args.option("--pen-width") { recipe.penWidth = try PaperCommand.floatRange(pen, flag: "--pen-width", allowed: 0.005...0.5) }
         recipe.softScans = try args.float("--soft-scans", default: recipe.softScans, range: 0...1)
         recipe.separators = try args.float("--separators", default: recipe.separators, range: 0...1)
+        recipe.writingStyles = try args.float("--writing-styles", default: recipe.writingStyles, range: 0...1)
         if let lengths = try args.option("--lengths") { recipe.syntheticLengths = try ComposeCommand.range(lengths, most: 16) }
         if let holdout = try Writers.parse(try args.option("--holdout-writers"), "--holdout-writers") { recipe.heldOutWriters = holdout }
         recipe.start = try args.option("--start")

@@ -57,6 +57,11 @@ final class LineTrainingTests: XCTestCase {
         recipe.heldOutWriters = [3, 6]
         XCTAssertEqual(recipe.usable(records).map(\.writer), [4, 7, nil])
         XCTAssertTrue(recipe.dataTag(.init(real: [], validation: "v", strokes: "pen", cache: nil)).hasSuffix(" held-out-writers=3,6"))
+        recipe.writingStyles = 0
+        XCTAssertFalse(recipe.dataTag(.init(real: [], validation: "v", strokes: "pen", cache: nil)).contains("writing-styles"))
+        recipe.writingStyles = 0.25
+        XCTAssertTrue(recipe.dataTag(.init(real: [], validation: "v", strokes: "pen", cache: nil)).contains(" writing-styles=0.25 "),
+                      "the record names the share of other hands")
     }
 
     func testLineTraining_TheSameOptionsGiveTheSameWeightsAndTheLossFalls() throws {

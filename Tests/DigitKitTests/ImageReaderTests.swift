@@ -668,6 +668,42 @@ final class ImageReaderTests: XCTestCase {
         XCTAssertEqual(tight.text, "831", tight.summary)
     }
 
+    func testAPieceAtThePhotosSideReadAsAMarkIsACutDigitWhereTheWritingIsSmallInTheFrame() throws {
+        // `digits make-paper --strokes pendigits-orig.tra --writers 3,6,…,30 --count 300 --lengths
+        // 2-6 --seed 201 --frame-cut 1`'s photos 27, 66 and 181: "99", "92933" and "41713" framed
+        // through their last digit. What is left of it runs off the frame's side and the model
+        // reads it as a mark, as an amount's `/-` can be: the rest was answered ("9", "9293",
+        // "4171", at 97–100%). Where the writing is small in the frame, that piece is now looked
+        // at as a slice the frame cuts: the number ends in a digit cut by the frame, "?", and is
+        // not answered.
+        guard let pendigits = TestPaths.requirePendigits() else { return }
+        let records = try DrawingLoader.load(pendigits.path)
+        let byWriter = NumberComposer.byWriter(records, keep: { $0.map { $0 % 3 == 0 } ?? false })
+        let numbers = NumberComposer().composeSet(byWriter, count: 300, lengths: 2...6, seed: 201)
+        var renderer = PaperRenderer()
+        renderer.invertedShare = 0.1
+        renderer.frameCutShare = 1
+        let artefacts = PaperArtefacts(kinds: [])
+        let base = SplitMix64(seed: 201 ^ 0x7061_7065_72)
+        let recognizer = try TestRecognizers.withPaperModel()
+        for (k, label, rest) in [(27, "99", "9"), (66, "92933", "9293"), (181, "41713", "4171")] {
+            var rng = base.derived(UInt64(k - 1))
+            let paper = try artefacts.render(numbers[k - 1], lines: 1, lineGap: NumberComposer().lineGap, with: renderer, rng: &rng)
+            XCTAssertEqual(paper.label, label)
+            let image = try ImageDecoder.decode(try paper.encoded(PaperFormat.jpeg), file: "paper-\(k).jpg")
+            let reading = try recognizer.read(image: image)
+            XCTAssertTrue(reading.text.hasSuffix("?"), "photo \(k): \(reading.summary)")
+            XCTAssertTrue(label.hasPrefix(reading.text.replacingOccurrences(of: "?", with: "")), "photo \(k): \(reading.summary)")
+            XCTAssertFalse(reading.isAnswered)
+            XCTAssertEqual(reading.digits.last?.isCutByFrame, true, reading.summary)
+            var options = ImageOptions()
+            options.marksCutDigits = false
+            let without = try recognizer.read(image: image, options: options)
+            XCTAssertEqual(without.text, rest, "without it, the rest alone: \(without.summary)")
+            XCTAssertFalse(without.marks.isEmpty, "the piece is read as a mark: \(without.summary)")
+        }
+    }
+
     func testEveryLineOfAPhotoIsReadTopToBottom() throws {
         // Fixtures/paper's "9" (small, on a shadowed page) above its "5351", then below it.
         func photo(_ name: String) throws -> DecodedImage {

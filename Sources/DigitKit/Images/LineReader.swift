@@ -306,7 +306,10 @@ public final class LineReader: @unchecked Sendable {
         }
         if marksCutDigits, !nothingRead, !strip.cutBySides.isEmpty {
             let markSpans = symbols.filter { $0.symbol == LineSymbols.mark }.map(span)
-            let sides = try sideSlices(strip, drawn: drawn, read: firstLook, markSpans: markSpans)
+            // A slice read as a mark is passed over only in a crop cut around the writing (an
+            // amount's `/-` running into its edge); where the writing is small in the frame, a
+            // photo cut through a digit leaves a piece that reads as a mark just as well.
+            let sides = try sideSlices(strip, drawn: drawn, read: firstLook, markSpans: strip.fillsFrame ? markSpans : [])
             reading.addCutBySides(strip, sides.skipped)
             // A slice read as a digit, where the writing is small in the frame (no crop cut
             // around it): that digit may be more than the photo shows.
@@ -325,8 +328,7 @@ public final class LineReader: @unchecked Sendable {
     /// by what the model made of them: `skipped`, when the strip read again (one look) with the
     /// slice's columns blank reads the same digits as `read` (the first look's symbols); `read`,
     /// when it reads other digits (the slice was read as a digit, or as part of one). A slice
-    /// read as a mark (an amount's `/-` running into the crop's edge; `markSpans`, strip pixels)
-    /// is neither.
+    /// where a mark was read (`markSpans`, strip pixels: the caller's choice) is neither.
     private func sideSlices(_ strip: LineImage, drawn: Drawn, read: [LineSymbol], markSpans: [(a: Float, b: Float)]) throws
         -> (skipped: [Range<Float>], read: [Range<Float>]) {
         let digits = read.map(\.symbol).filter { $0 != LineSymbols.mark }

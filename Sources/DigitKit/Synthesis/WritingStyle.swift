@@ -3,9 +3,10 @@ import Foundation
 /// Other hands than the pen writers have, put on their digits so that numbers composed from a few
 /// writers show more ways of writing: for the whole number a slant and a width (a person writes
 /// a number at one slant), for each digit a little turn, and a smooth bend of its strokes; some
-/// 0s, 1s and 7s in their variant forms (`DigitVariants`). The paper model's synthetic lines use
-/// it (`digits train --recipe paper --writing-styles P`) so that writers it never saw are less
-/// new to it. Deterministic: the same drawing and generator state give the same result.
+/// 0s, 1s and 7s in their variant forms (`DigitVariants`). The paper model's synthetic lines can
+/// use it (`digits train --recipe paper --writing-styles P`, default 0: what it gave on writers
+/// the model never saw is in docs/images.md, "Other hands on the synthetic lines"; the shipped
+/// model does not use it). Deterministic: the same drawing and generator state give the same result.
 public struct WritingStyle: Sendable, Equatable {
     /// The share of numbers written in another hand (the rest are left as the writer drew them).
     public var share: Float = 1

@@ -339,15 +339,9 @@ public struct PaperArtefacts: Sendable {
         let digits = Array(Set(number.strokeDigit)).filter { $0 != markIndex }.sorted()
         guard digits.count >= 4 else { return nil }
         // Each digit's extent, in the drawing's units.
-        var boxes = [(x0: Float, y0: Float, x1: Float, y1: Float)?](repeating: nil, count: digits.count)
-        for (stroke, owner) in zip(number.drawing.strokes, number.strokeDigit) {
-            guard let slot = digits.firstIndex(of: owner) else { continue }
-            for p in stroke where p.x.isFinite && p.y.isFinite {
-                boxes[slot] = boxes[slot].map { (min($0.x0, p.x), min($0.y0, p.y), max($0.x1, p.x), max($0.y1, p.y)) }
-                    ?? (p.x, p.y, p.x, p.y)
-            }
+        let found = digits.compactMap { digit in
+            Segmentation.box(zip(number.drawing.strokes, number.strokeDigit).filter { $0.1 == digit }.flatMap(\.0))
         }
-        let found = boxes.compactMap { $0 }
         guard found.count == digits.count else { return nil }
         let heights = found.map { $0.y1 - $0.y0 }.sorted()
         let h = max(heights[heights.count / 2], 1e-3)

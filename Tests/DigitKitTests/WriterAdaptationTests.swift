@@ -126,6 +126,28 @@ final class WriterAdaptationTests: XCTestCase {
         if report.blend == 0 { XCTAssertEqual(try profile.apply(to: model).tensors, model.tensors) }
     }
 
+    func testChoice_AnswersMadeSureCountAsAGainButNeverAWrongAnswerMore() {
+        // Blend 0 (the base) first, then four blends of one pull, as `adapt` lays them out.
+        func f(errors: Int = 1, answered: Int = 48, wrong: Int = 0, sure: Int = 40, loss: Double) -> WriterAdaptation.Figures {
+            var x = WriterAdaptation.Figures()
+            x.count = 50; x.errors = errors; x.answered = answered; x.wrongAnswered = wrong; x.rightSure = sure; x.logLoss = loss
+            return x
+        }
+        let adaptation = WriterAdaptation()
+        let base = f(loss: 10)
+        // The same counts, a lower log loss: no counted gain, the base stays.
+        XCTAssertEqual(adaptation.choice([base, f(loss: 9), f(loss: 8), f(loss: 7), f(loss: 6)], blendsPerPull: 5), 0)
+        // One more drawing right and sure is not enough; two are (Options.sureGain).
+        XCTAssertEqual(adaptation.choice([base, f(sure: 41, loss: 6), f(loss: 9), f(loss: 9), f(loss: 9)], blendsPerPull: 5), 0)
+        XCTAssertEqual(adaptation.choice([base, f(sure: 41, loss: 6), f(sure: 42, loss: 8), f(loss: 9), f(loss: 9)], blendsPerPull: 5), 2)
+        // Surer answers never pay for a wrong answer, a top-1 error or a right answer lost.
+        XCTAssertEqual(adaptation.choice([base, f(answered: 49, wrong: 1, sure: 45, loss: 5), f(errors: 2, sure: 45, loss: 5),
+                                          f(answered: 47, sure: 45, loss: 5), f(loss: 9)], blendsPerPull: 5), 0)
+        // A gain in answers is still a gain, and the lowest log loss among the gains is kept.
+        XCTAssertEqual(adaptation.choice([base, f(answered: 49, loss: 8), f(answered: 50, loss: 7), f(sure: 44, loss: 7.5), f(loss: 6)],
+                                         blendsPerPull: 5), 2)
+    }
+
     func testAdapt_WithASecondOpinionTheBaseFiguresAreThePairsAndAPullIsChosen() throws {
         // Cross-validated as recognize reads: the base's figures (blend 0) are the pair's own
         // answers on the writer's drawings.

@@ -74,9 +74,9 @@ struct AdaptCommand: CLICommand {
         print("drawings  " + report.perDigit.map { String(format: "%4d", $0) }.joined())
         if report.folds > 0 {
             func line(_ name: String, _ f: WriterAdaptation.Figures) -> String {
-                String(format: "%@  %d top-1 errors, answered %.1f%%, right among answered %.2f%%", name, f.errors,
-                       100 * Double(f.answered) / Double(max(f.count, 1)),
-                       100 * Double(f.rightAnswered) / Double(max(f.answered, 1)))
+                String(format: "%@  %d top-1 errors, answered %.1f%%, right among answered %.2f%%, %d right and ≥ %.0f%% sure",
+                       name, f.errors, 100 * Double(f.answered) / Double(max(f.count, 1)),
+                       100 * Double(f.rightAnswered) / Double(max(f.answered, 1)), f.rightSure, 100 * options.sureThreshold)
             }
             print("your drawings, each read by a refit that did not see it (\(report.folds) folds, \(report.before.count) digits):")
             print(line("  base weights", report.before))

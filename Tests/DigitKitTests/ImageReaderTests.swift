@@ -704,6 +704,32 @@ final class ImageReaderTests: XCTestCase {
         }
     }
 
+    func testAShortLineUnderALongOneIsALine() throws {
+        // Notes of three lines (`digits make-paper … --lengths 1-6 --lines 2-3 --seed 401`, writers
+        // 3, 6, …, 30) whose last line is one digit: a `2` under `35136` in a shadow, a `3` under
+        // `207702`. Such a band scored less than a tenth of the main line's (0.07) and was left
+        // out, the note answered without it (`4699 35136` at 99.9%, `3 207702` at 98.9%).
+        guard let pendigits = TestPaths.requirePendigits() else { return }
+        let records = try DrawingLoader.load(pendigits.path)
+        let byWriter = NumberComposer.byWriter(records, keep: { $0.map { $0 % 3 == 0 } ?? false })
+        let composer = NumberComposer()
+        let notes = composer.composeNotes(byWriter, count: 200, lengths: 1...6, lines: 2...3, seed: 401)
+        var renderer = PaperRenderer()
+        renderer.invertedShare = 0.1
+        let base = SplitMix64(seed: 401 ^ 0x7061_7065_72)
+        let recognizer = try TestRecognizers.withPaperModel()
+        for (k, label) in [(127, "4699 35136 2"), (139, "3 207702 3")] {
+            var rng = base.derived(UInt64(k - 1))
+            let paper = try PaperArtefacts(kinds: []).render(notes[k - 1], lines: 3, lineGap: composer.lineGap, with: renderer, rng: &rng)
+            XCTAssertEqual(paper.label, label)
+            let image = try ImageDecoder.decode(try paper.encoded(PaperFormat.jpeg), file: "paper-\(k).jpg")
+            XCTAssertEqual(LineImage.lines(image: image).count, 3, "note \(k)")
+            let reading = try recognizer.read(image: image)
+            XCTAssertEqual(reading.lines.count, 3, "note \(k): \(reading.summary)")
+            XCTAssertTrue(reading.text == label || !reading.isAnswered, "note \(k): \(reading.summary)")
+        }
+    }
+
     func testEveryLineOfAPhotoIsReadTopToBottom() throws {
         // Fixtures/paper's "9" (small, on a shadowed page) above its "5351", then below it.
         func photo(_ name: String) throws -> DecodedImage {

@@ -36,8 +36,25 @@ public struct LineImage: Sendable {
     public static let height = 32
     /// The widest strip, in pixels: longer lines are squeezed to fit.
     public static let maxWidth = 512
-    /// A further line of writing scores at least this share of the main line's score.
+    /// A further line of writing scores at least this share of the main line's score…
     static let furtherLineScore: Float = 0.1
+    /// …or, a short line (a number of one or two digits under or over a long one), at least this
+    /// share (`isShortLine`)…
+    static let shortLineScore: Float = 0.03
+    /// …and at least this share of the main line's score per column.
+    static let shortLineDensity: Float = 0.25
+
+    /// Whether `band` is a short line of writing beside the main line `best`: a number of one or
+    /// two digits under or over a long one scores less than a tenth of it (a note's `4` over
+    /// `67459`, 0.09; a `2` under `35136` in a shadow, 0.07) and was left out, the note answered
+    /// without it. Its ink per column is the writing's (at least a quarter of the main line's),
+    /// and it is at least a third as wide as the main line is tall: a column line's remains
+    /// beside a register's number are not.
+    static func isShortLine(_ band: Band, beside best: Band) -> Bool {
+        let wide = Float(band.right - band.left + 1), bestWide = Float(best.right - best.left + 1)
+        return band.score >= shortLineScore * best.score && band.score * bestWide >= shortLineDensity * best.score * wide
+            && 3 * (band.right - band.left + 1) >= best.bottom - best.top + 1
+    }
     /// A rule or column line is at least this many times as long as it is thick (`isRule`).
     static let ruleLength = 10
     /// A page with at least this many column lines and as many rules, each found by its count of
@@ -73,6 +90,7 @@ public struct LineImage: Sendable {
     var fillsFrame = false
     /// Whether the page's ink was found light on a dark ground (chalk on a board; `InkMap`).
     public var lightInk = false
+
     /// The image's size in its own pixels (boxes are kept inside it).
     public var imageWidth: Float = 0, imageHeight: Float = 0
     /// The tilt the page was levelled from before the line was cut (`Skew`), nil for none: the
@@ -139,7 +157,7 @@ public struct LineImage: Sendable {
 
     /// Every line of writing of `image`, top to bottom: the main line (as `init(image:)` finds it)
     /// and the other bands of writing at least half as tall as it, scoring at least a tenth of
-    /// its score (`furtherLineScore`), apart from it, with their middle away from the image's
+    /// its score (`furtherLineScore`; a short line less, `isShortLine`), apart from it, with their middle away from the image's
     /// edges (the outer tenth above and below, where print and the edges of other rows are), and
     /// sharing at least half the narrower one's columns with it (a note's lines stand one under
     /// another; a letter of the next column of a register, beside the number, does not).
@@ -158,7 +176,8 @@ public struct LineImage: Sendable {
         let others = prepared.bands.filter { band in
             let middle = Float(band.top + band.bottom) / 2 / h
             return band.top != best.top && 2 * (band.bottom - band.top) >= best.bottom - best.top
-                && band.score >= furtherLineScore * best.score && middle > 0.1 && middle < 0.9
+                && (band.score >= furtherLineScore * best.score || isShortLine(band, beside: best))
+                && middle > 0.1 && middle < 0.9
                 && 2 * (min(band.right, best.right) - max(band.left, best.left)) >= min(band.right - band.left, best.right - best.left)
                 && (band.bottom < best.top || band.top > best.bottom)
         }

@@ -305,7 +305,7 @@ final class RasterizerTests: XCTestCase {
         cases += Self.goldenCases.map(\.1)
         for (index, drawing) in cases.enumerated() where drawing.pointCount < 5000 {
             for options in [RasterOptions(), RasterOptions(penWidth: 3.3, softness: 0.4), RasterOptions(penWidth: 1, softness: 2.5),
-                            RasterOptions(smoothing: .catmullRom)] {
+                            RasterOptions(smoothing: .catmullRom), RasterOptions(smoothing: .sparse)] {
                 let rasterizer = Rasterizer(options: options)
                 var fast = [Float](repeating: -1, count: 784), reference = [Float](repeating: -1, count: 784)
                 fast.withUnsafeMutableBufferPointer { rasterizer.rasterize(drawing, into: $0, kernel: .fast) }
@@ -336,6 +336,31 @@ final class RasterizerTests: XCTestCase {
         // Coincident neighbours leave the segment straight instead of producing NaN.
         let repeated = CatmullRom.smooth(Drawing(strokes: [points([(0, 0), (0, 0), (5, 5), (9, 0)])]), step: 0.5)
         XCTAssertTrue(repeated.strokes[0].allSatisfy { $0.x.isFinite && $0.y.isFinite })
+    }
+
+    func testSparse_SmoothsOnlyAStrokeWhosePointsLieFarApart() throws {
+        // A circle of 40 points (80 units wide, 4 an output pixel: its points lie 1.6 pixels
+        // apart) is drawn as recorded; with 10 points (6.3 apart), along the spline; and in a
+        // drawing of both, only the sparse stroke is smoothed.
+        func circle(_ n: Int, dx: Float = 0) -> [StrokePoint] {
+            (0...n).map { k in StrokePoint(x: dx + 50 + 40 * cos(2 * .pi * Float(k) / Float(n)), y: 50 + 40 * sin(2 * .pi * Float(k) / Float(n))) }
+        }
+        let sparse = RasterOptions(smoothing: .sparse), spline = RasterOptions(smoothing: .catmullRom)
+        let dense = Drawing(strokes: [circle(40)])
+        XCTAssertEqual(Rasterizer(options: sparse).rasterize(dense), Rasterizer().rasterize(dense))
+        XCTAssertNotEqual(Rasterizer(options: spline).rasterize(dense), Rasterizer().rasterize(dense), "the spline alone would change it")
+        let few = Drawing(strokes: [circle(10)])
+        XCTAssertEqual(Rasterizer(options: sparse).rasterize(few), Rasterizer(options: spline).rasterize(few))
+        XCTAssertNotEqual(Rasterizer(options: sparse).rasterize(few), Rasterizer().rasterize(few))
+        // Side by side the drawing is 180 wide, 9 units an output pixel: the 40-point circle's
+        // points lie 0.7 pixels apart, the 6-point circle's 4.7.
+        let both = Drawing(strokes: [circle(40), circle(6, dx: 100)])
+        let smoothed = CatmullRom.smooth(both, step: 9, onlySparse: true)
+        XCTAssertEqual(smoothed.strokes[0], both.strokes[0])
+        XCTAssertGreaterThan(smoothed.strokes[1].count, both.strokes[1].count)
+        // Reading draws that way (the weight file's options), training as recorded.
+        XCTAssertEqual(try ModelFile.load(path: TestPaths.weights.path).rasterOptions.smoothing, .sparse)
+        XCTAssertEqual(RasterOptions().smoothing, .none)
     }
 
     func testRasterize_OutOfRangeOptionsAreClampedNotTrapped() {

@@ -268,7 +268,7 @@ public enum FuzzChecks {
         // The rasterizer is linear in the points; very long drawings are left to its own tests.
         guard drawing.pointCount <= 4000 else { return problems }
         // The spline allocates per call: only short drawings take that path too.
-        for smoothing in drawing.pointCount <= 200 ? [RasterOptions.Smoothing.none, .catmullRom] : [.none] {
+        for smoothing in drawing.pointCount <= 200 ? [RasterOptions.Smoothing.none, .catmullRom, .sparse] : [.none, .sparse] {
             let image = Rasterizer(options: RasterOptions(smoothing: smoothing)).rasterize(drawing)
             if image.count != 784 { problems.append("raster of \(image.count) pixels") }
             if let bad = image.first(where: { !($0 >= 0 && $0 <= 1) }) { problems.append("pixel value \(bad) (\(smoothing))") }

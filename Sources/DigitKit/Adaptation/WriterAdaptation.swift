@@ -136,7 +136,10 @@ public struct WriterAdaptation: Sendable {
                 pixels += copy; labels.append(e.label); groups.append(e.group); isCopy.append(true)
             }
         }
-        let anchorSource = NonDigitSamples(count: options.anchors, seed: options.seed &+ 7, raster: model.rasterOptions)
+        // The anchors drawn as training drew its non-digits: their corners as recorded.
+        var anchorRaster = model.rasterOptions
+        anchorRaster.smoothing = .none
+        let anchorSource = NonDigitSamples(count: options.anchors, seed: options.seed &+ 7, raster: anchorRaster)
         var anchorPixels = [Float](repeating: 0, count: 784 * options.anchors)
         anchorPixels.withUnsafeMutableBufferPointer { p in
             for i in 0..<options.anchors { anchorSource.render(i, augment: false, rng: &rng, into: p.baseAddress! + i * 784) }

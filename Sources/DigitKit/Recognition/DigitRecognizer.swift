@@ -206,10 +206,13 @@ extension DigitRecognizer {
 }
 
 extension ModelFile {
-    /// The rasterizer settings the model was trained for (`raster_pen_width`, `raster_softness`
-    /// in the metadata), else the defaults.
+    /// The rasterizer settings the model is read with: the pen it was trained for
+    /// (`raster_pen_width`, `raster_softness` in the metadata, else the defaults), and a sparse
+    /// stroke drawn along a spline (`Smoothing.sparse`: the same image for strokes as dense as
+    /// the training drawings, rounder curves for a device that records few points).
     public var rasterOptions: RasterOptions {
         var o = RasterOptions()
+        o.smoothing = .sparse
         if let w = provenance["raster_pen_width"].flatMap(Float.init), w.isFinite { o.penWidth = w }
         if let s = provenance["raster_softness"].flatMap(Float.init), s.isFinite { o.softness = s }
         return o

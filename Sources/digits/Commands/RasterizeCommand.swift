@@ -129,7 +129,8 @@ struct RasterizeCommand: CLICommand {
 let rasterOptionsHelp = [
     "  --pen-width W      stroke width in output pixels (default: from the weight file, else \(RasterOptions().penWidth))",
     "  --softness S       anti-aliased edge width in output pixels (default: weight file, else \(RasterOptions().softness))",
-    "  --smoothing MODE   none or catmullRom (default none)",
+    "  --smoothing MODE   none, catmullRom (a spline through the points) or sparse (the spline",
+    "                     for a stroke whose points lie 3.5 pixels apart or more; default sparse)",
     "  --minimum-extent F a drawing smaller than F × its canvas is enlarged no further",
     "                     (default \(RasterOptions().minimumExtent); 0 = always fill the 20×20 box)",
 ].joined(separator: "\n")

@@ -90,7 +90,6 @@ public struct LineImage: Sendable {
     var fillsFrame = false
     /// Whether the page's ink was found light on a dark ground (chalk on a board; `InkMap`).
     public var lightInk = false
-
     /// The image's size in its own pixels (boxes are kept inside it).
     public var imageWidth: Float = 0, imageHeight: Float = 0
     /// The tilt the page was levelled from before the line was cut (`Skew`), nil for none: the
@@ -157,8 +156,9 @@ public struct LineImage: Sendable {
 
     /// Every line of writing of `image`, top to bottom: the main line (as `init(image:)` finds it)
     /// and the other bands of writing at least half as tall as it, scoring at least a tenth of
-    /// its score (`furtherLineScore`; a short line less, `isShortLine`), apart from it, with their middle away from the image's
-    /// edges (the outer tenth above and below, where print and the edges of other rows are), and
+    /// its score (`furtherLineScore`; a short line less, `isShortLine`), apart from it, with their
+    /// middle away from the image's edges (the outer tenth above and below, where print and the
+    /// edges of other rows are), and
     /// sharing at least half the narrower one's columns with it (a note's lines stand one under
     /// another; a letter of the next column of a register, beside the number, does not).
     public static func lines(image: DecodedImage, workingSide: Int = 1200) -> [LineImage] {

@@ -392,33 +392,25 @@ enum CatmullRom {
     /// fourth point only, the spline gives back answers (docs/strokes.md, "Smoothing").
     static let sparseStep = 3.5
 
-    /// The mean distance between consecutive points.
-    static func meanStep(_ points: [(Double, Double)]) -> Double {
-        guard points.count >= 2 else { return 0 }
-        var length = 0.0
-        for i in 1..<points.count {
-            let dx = points[i].0 - points[i - 1].0, dy = points[i].1 - points[i - 1].1
-            length += (dx * dx + dy * dy).squareRoot()
+    /// Whether `stroke` has at least 3 (finite) points lying on average at least `sparseStep`
+    /// output pixels apart, at `step` canvas units an output pixel. Allocates nothing: it runs
+    /// for every drawing read.
+    static func isSparse(_ stroke: [StrokePoint], step: Double) -> Bool {
+        guard step > 0, step.isFinite, stroke.count >= 3 else { return false }
+        var length = 0.0, count = 0
+        var last: (Double, Double)?
+        for p in stroke where p.x.isFinite && p.y.isFinite {
+            let q = (Double(p.x), Double(p.y))
+            if let l = last { length += ((q.0 - l.0) * (q.0 - l.0) + (q.1 - l.1) * (q.1 - l.1)).squareRoot() }
+            last = q
+            count += 1
         }
-        return length / Double(points.count - 1)
+        return count >= 3 && length / Double(count - 1) >= sparseStep * step
     }
 
-    /// Whether a stroke of `drawing` of at least 3 (finite) points is sparse at `step` canvas
-    /// units an output pixel. Allocates nothing: it runs for every drawing read.
+    /// Whether a stroke of `drawing` is sparse (`isSparse(_:step:)`).
     static func isSparse(_ drawing: Drawing, step: Double) -> Bool {
-        guard step > 0, step.isFinite else { return false }
-        for stroke in drawing.strokes where stroke.count >= 3 {
-            var length = 0.0, count = 0
-            var last: (Double, Double)?
-            for p in stroke where p.x.isFinite && p.y.isFinite {
-                let q = (Double(p.x), Double(p.y))
-                if let l = last { length += ((q.0 - l.0) * (q.0 - l.0) + (q.1 - l.1) * (q.1 - l.1)).squareRoot() }
-                last = q
-                count += 1
-            }
-            if count >= 3, length / Double(count - 1) >= sparseStep * step { return true }
-        }
-        return false
+        drawing.strokes.contains { isSparse($0, step: step) }
     }
 
     /// A copy of `drawing` whose strokes pass through the same points, with points added along a
@@ -428,8 +420,9 @@ enum CatmullRom {
         var result = drawing
         guard step > 0, step.isFinite else { return result }
         result.strokes = drawing.strokes.map { stroke in
+            guard !onlySparse || isSparse(stroke, step: step) else { return stroke }
             let points = stroke.filter { $0.x.isFinite && $0.y.isFinite }.map { (Double($0.x), Double($0.y)) }
-            guard points.count >= 3, !onlySparse || meanStep(points) >= sparseStep * step else { return stroke }
+            guard points.count >= 3 else { return stroke }
             var out: [StrokePoint] = [StrokePoint(x: Float(points[0].0), y: Float(points[0].1))]
             for i in 0..<(points.count - 1) {
                 let p1 = points[i], p2 = points[i + 1]

@@ -157,6 +157,33 @@ final class NumberReaderTests: XCTestCase {
         XCTAssertEqual(near.text, "11", "half a unit apart is beyond a reach of 0.4")
     }
 
+    /// A stroke of the right digit that begins on the stroke of a 1 to its left (an n's arch begun
+    /// on its stem, read `17`) joins them; the same arch begun apart from the stem does not, and
+    /// neither does one begun on a left digit that is no 1.
+    func testDoubtJoined_AnArchBegunOnTheStemOfA1IsOneFigure() {
+        func p(_ x: Float, _ y: Float) -> StrokePoint { StrokePoint(x: x, y: y) }
+        func reading(_ drawing: Drawing, left: Int) -> NumberReading {
+            let digits = [(left, [0]), (7, [1])].map { d, s in
+                ReadDigit(digit: d, confidence: 0.99, notADigit: 0, top: [(d, 0.99)], probabilities: [0.99],
+                          box: InkBox(x0: 0, y0: 0, x1: 1, y1: 1), strokes: s)
+            }
+            var r = NumberReading(text: "\(left)7", confidence: 0.98, digits: digits, threshold: 0.9)
+            r.doubtJoined(drawing, reach: 2, share: 0.5)
+            return r
+        }
+        let stem = [p(0, 0), p(0, 100)]
+        let n = Drawing(strokes: [stem, [p(1, 30), p(20, 0), p(40, 30), p(40, 100)]])
+        XCTAssertEqual(reading(n, left: 1).text, "??")
+        XCTAssertEqual(reading(n, left: 1).bestText, "17")
+        XCTAssertEqual(reading(n, left: 4).text, "47", "begun on a 4's stroke: no rule")
+        let apart = Drawing(strokes: [stem, [p(10, 30), p(30, 0), p(50, 30), p(50, 100)]])
+        XCTAssertEqual(reading(apart, left: 1).text, "17")
+        // The distance to the path through a stroke's points.
+        XCTAssertEqual(NumberReading.distance(from: p(1, 30), to: stem), 1)
+        XCTAssertEqual(NumberReading.distance(from: p(3, 120), to: stem), (9 + 400 as Float).squareRoot())
+        XCTAssertEqual(NumberReading.distance(from: p(3, 120), to: []), .infinity)
+    }
+
     func testRead_AWDrawnInTheWindowIsNotReadAs1111() throws {
         let path = TestPaths.fixtures.appendingPathComponent("nondigits/027-w.json").path
         let w = try XCTUnwrap(try DrawingLoader.load(path).first).result.get()

@@ -402,8 +402,9 @@ extension NumberReading {
     }
 
     /// Neighbouring digits drawn as one figure — a stroke of one ends within `reach` of an end of
-    /// a stroke of the other, or one stroke runs through both — keep `share` of their probability
-    /// (`NumberReaderOptions.joinedShare`).
+    /// a stroke of the other, one stroke runs through both, or a stroke of the right one begins
+    /// on a stroke of a 1 to its left (an n, h, m or r: an arch begun on the stem, read `17`,
+    /// `177`) — keep `share` of their probability (`NumberReaderOptions.joinedShare`).
     mutating func doubtJoined(_ drawing: Drawing, reach: Float, share: Float) {
         func ends(_ d: ReadDigit) -> [StrokePoint] {
             d.strokes.flatMap { k in drawing.strokes[k].first.map { [$0, drawing.strokes[k].last!] } ?? [] }
@@ -414,9 +415,26 @@ extension NumberReading {
             let endsOfB = ends(b)
             let meet = !Set(a.strokes).isDisjoint(with: b.strokes)
                 || ends(a).contains { p in endsOfB.contains { q in ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot() <= reach } }
+                || (a.digit == 1 && b.strokes.contains { k in
+                    drawing.strokes[k].first.map { start in a.strokes.contains { Self.distance(from: start, to: drawing.strokes[$0]) <= reach } } ?? false
+                })
             if meet { joined.formUnion([k, k + 1]) }
         }
         if !joined.isEmpty { doubt(by: share, at: joined.sorted()) }
+    }
+
+    /// The distance from `p` to the path through `stroke`'s points (infinity for no points).
+    static func distance(from p: StrokePoint, to stroke: [StrokePoint]) -> Float {
+        guard var last = stroke.first else { return .infinity }
+        var best = ((p.x - last.x) * (p.x - last.x) + (p.y - last.y) * (p.y - last.y)).squareRoot()
+        for q in stroke.dropFirst() {
+            let vx = q.x - last.x, vy = q.y - last.y, length2 = vx * vx + vy * vy
+            let t = length2 > 0 ? max(0, min(1, ((p.x - last.x) * vx + (p.y - last.y) * vy) / length2)) : 0
+            let dx = last.x + t * vx - p.x, dy = last.y + t * vy - p.y
+            best = min(best, (dx * dx + dy * dy).squareRoot())
+            last = q
+        }
+        return best
     }
 
     /// Makes `text` and `confidence` from the digits (after their answers changed).
